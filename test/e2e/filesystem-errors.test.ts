@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { initFederation } from 'fed';
 import { fileSystemErrorFor } from 'fed/testing';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
 import { skipWithout } from '../helpers/loud-skip.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { handOver, unprivilegedRound } from '../helpers/unprivileged-user.js';
 
 /** Mounting needs root (tests run as root here); elsewhere these cases are skipped, saying why. */
 function mountUnavailable(): string | undefined {
@@ -91,6 +93,38 @@ describe('filesystem errors are fed errors, never stack traces', () => {
       } finally {
         execFileSync('umount', ['-l', root], { stdio: 'ignore' });
       }
+    },
+  );
+});
+
+describe('a file fed may not read', () => {
+  // As root every file is readable: the federation is handed to an unprivileged user, its file kept root's.
+  const user = unprivilegedRound('reading a file fed may not read (EACCES)');
+  const asRoot = process.getuid?.() === 0;
+
+  it.skipIf(asRoot && !user)(
+    "the config or the registry: the fix is its permissions, for the user fed runs as, not the file's content",
+    async () => {
+      const root = tempDir();
+      chmodSync(root, 0o755);
+      initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+      if (user) handOver(root, user);
+      const name = user?.name ?? userInfo().username;
+      for (const file of ['federate.config.json', '.fed/team-registry.json']) {
+        const path = join(root, file);
+        // Root's and mode 600 for the unprivileged user; mode 000 for a run that is not root's already.
+        if (user) chownSync(path, 0, 0);
+        chmodSync(path, user ? 0o600 : 0o000);
+        const result = await runFed(['--root', root, 'team', 'list'], { user });
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toBe(
+          `fed: ${path} cannot be used: cannot be read (EACCES); give ${name}, the user fed runs as, read access to it: ` +
+            `chmod or chown it (or a folder above it that ${name} cannot enter), or run fed as a user who can read it\n`,
+        );
+        if (user) chownSync(path, user.uid, user.gid);
+        chmodSync(path, 0o644);
+      }
+      expect((await runFed(['--root', root, 'team', 'list', '--json'], { user })).stdout).toBe('[]\n');
     },
   );
 });

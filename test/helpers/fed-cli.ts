@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { builtInAgentBin, packageBins, packageRoot } from 'fed/testing';
+import { asUser, type UnprivilegedUser } from './unprivileged-user.js';
 
 /**
  * A built command (`npm test` builds before running vitest): fed's, the script its package.json's `bin`
@@ -23,6 +24,8 @@ export interface FedOptions {
   env?: NodeJS.ProcessEnv;
   input?: string | Uint8Array;
   timeoutMs?: number;
+  /** Run as this user (the tests run as root: through runuser, unprivilegedRound's user). */
+  user?: UnprivilegedUser;
 }
 
 export function runFed(args: readonly string[], options: FedOptions = {}): Promise<FedResult> {
@@ -30,7 +33,8 @@ export function runFed(args: readonly string[], options: FedOptions = {}): Promi
     // Tests choose the federation explicitly; an inherited FED_ROOT/FED_TEAM must not leak in.
     const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
     const env: NodeJS.ProcessEnv = { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...options.env };
-    const child = spawn(process.execPath, [FED_BIN, ...args], { cwd: options.cwd, env, stdio: 'pipe' });
+    const [command, ...argv] = asUser(options.user, [process.execPath, FED_BIN, ...args]);
+    const child = spawn(command!, argv, { cwd: options.cwd, env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import type { FileSystemErrno } from '../../core/error-codes.js';
 import { FileSystemError } from '../../core/errors.js';
 
@@ -68,4 +69,25 @@ export function fileSystemErrorFor(error: unknown): FileSystemError | undefined 
     known.refusal,
     error,
   );
+}
+
+/**
+ * What to do about a file fed may not read (EACCES, EPERM); undefined for any other errno. A caller's own
+ * advice is about the file's content (replace it, restore it from a backup), which no new content mends:
+ * the fix is its permissions or owner, or a folder above it the user cannot enter — said naming the user
+ * fed runs as, the one thing they cannot tell from the path.
+ */
+export function readPermissionFix(code: string | undefined): string | undefined {
+  if (code !== 'EACCES' && code !== 'EPERM') return undefined;
+  const user = runningUser();
+  return `give ${user}, the user fed runs as, read access to it: chmod or chown it (or a folder above it that ${user} cannot enter), or run fed as a user who can read it`;
+}
+
+/** The user this process runs as: its name, or its uid when no name is recorded for it (a container's uid). */
+function runningUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}`;
+  }
 }

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { CorruptFileError, UnreadableFileError } from '../../core/errors.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import { parseJsonText } from '../../core/json-text.js';
+import { readPermissionFix } from './fs-errors.js';
 
 /**
  * The last `bytes` of a file (a log, the journal) and its size; undefined when it does not exist. Opened
@@ -46,7 +47,7 @@ function readFileRange(
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     // As readTextFile says it (e.g. a folder on the path replaced by a file: ENOTDIR), naming the file.
-    if (code !== undefined) throw new UnreadableFileError(path, `cannot be read (${code})`, fix);
+    if (code !== undefined) throw unreadableFile(path, `cannot be read (${code})`, code, fix);
     throw error;
   }
   try {
@@ -105,8 +106,16 @@ function readUsableFile(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  if (!read.ok) throw new UnreadableFileError(path, read.problem, fix);
+  if (!read.ok) throw unreadableFile(path, read.problem, read.code, fix);
   return read;
+}
+
+/**
+ * A file that cannot be used, with the caller's `fix` — unless fed may not read it (EACCES, EPERM): the
+ * caller's fix is for its content, and a permission problem gets the advice that mends it instead.
+ */
+function unreadableFile(path: string, problem: string, code: string | undefined, fix: string): UnreadableFileError {
+  return new UnreadableFileError(path, problem, readPermissionFix(code) ?? fix);
 }
 
 /**

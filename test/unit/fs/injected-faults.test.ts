@@ -9,6 +9,7 @@ vi.mock('node:fs', async (importOriginal) => (await import('./fs-faults.js')).fa
 
 const { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
+const { userInfo } = await import('node:os');
 const { errnoError, hooks, pathOf, resetFaults } = await import('./fs-faults.js');
 const { createFileExclusive, writeFileAtomic } = await import('fed/testing');
 const { ensureDirectory } = await import('fed/testing');
@@ -244,6 +245,41 @@ describe('reading part of a file when reads are short or the file changed', () =
       throw error;
     };
     expect(() => readFileTail(file, 1, 'fix')).toThrow(error);
+  });
+});
+
+describe('a file fed may not open', () => {
+  /** Make opening `file` fail with `code`, as open(2) does for a file of another user (EACCES). */
+  function refuseOpen(file: string, code: string): void {
+    hooks.openSync = (real, path, ...rest) => {
+      if (path === file) throw errnoError(code, 'open', file);
+      return real(path, ...rest);
+    };
+  }
+
+  it.each(['EACCES', 'EPERM'])(
+    "%s: the fix is its permissions, for the user fed runs as, never the caller's advice about its content",
+    (code) => {
+      const file = join(tempDir(), 'registry.json');
+      writeFileSync(file, '{}');
+      refuseOpen(file, code);
+      const user = userInfo().username;
+      const message =
+        `${file} cannot be used: cannot be read (${code}); give ${user}, the user fed runs as, read access to it: ` +
+        `chmod or chown it (or a folder above it that ${user} cannot enter), or run fed as a user who can read it`;
+      const unreadable = expect.objectContaining({ code: 'FILE_UNREADABLE', message });
+      expect(() => readTextFile(file, 'restore it from a backup')).toThrow(unreadable);
+      expect(() => readFileTail(file, 1, 'restore it from a backup')).toThrow(unreadable);
+    },
+  );
+
+  it("any other errno keeps the caller's fix", () => {
+    const file = join(tempDir(), 'registry.json');
+    refuseOpen(file, 'ENOTDIR');
+    for (const read of [() => readTextFile(file, 'restore it'), () => readFileTail(file, 1, 'restore it')])
+      expect(read).toThrow(
+        expect.objectContaining({ message: `${file} cannot be used: cannot be read (ENOTDIR); restore it` }),
+      );
   });
 });
 
