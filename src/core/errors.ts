@@ -96,10 +96,13 @@ export class NotAFederationError extends FedError {
 /** A file fed must read is not a regular file of a sane size (a FIFO, device, directory, or huge file). */
 export class UnreadableFileError extends FedError {
   readonly file: string;
+  /** The errno opening or reading it failed with, if it did: whose fix is not the file's content (EACCES). */
+  readonly errno: string | undefined;
 
-  constructor(file: string, problem: string, fix: string) {
+  constructor(file: string, problem: string, fix: string, errno?: string) {
     super('FILE_UNREADABLE', `${file} cannot be used: ${problem}; ${fix}`);
     this.file = file;
+    this.errno = errno;
   }
 }
 

@@ -3,12 +3,12 @@ import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSy
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation } from 'fed';
+import { initFederation, onboardTeam, openFederation } from 'fed';
 import { fileSystemErrorFor } from 'fed/testing';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
 import { skipWithout } from '../helpers/loud-skip.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { handOver, unprivilegedRound } from '../helpers/unprivileged-user.js';
+import { handOver, unprivilegedUser } from '../helpers/unprivileged-user.js';
 
 /** Mounting needs root (tests run as root here); elsewhere these cases are skipped, saying why. */
 function mountUnavailable(): string | undefined {
@@ -99,33 +99,51 @@ describe('filesystem errors are fed errors, never stack traces', () => {
 
 describe('a file fed may not read', () => {
   // As root every file is readable: the federation is handed to an unprivileged user, its file kept root's.
-  const user = unprivilegedRound('reading a file fed may not read (EACCES)');
-  const asRoot = process.getuid?.() === 0;
+  const suite = 'reading a file fed may not read (EACCES), as an unprivileged user';
+  const found = unprivilegedUser();
+  const missing = found && 'missing' in found ? found.missing : undefined;
+  const user = found && !('missing' in found) ? found : undefined;
+  const name = user?.name ?? userInfo().username;
+  const fix =
+    `give ${name}, the user fed runs as, read access to it: chmod or chown it ` +
+    `(or a folder above it that ${name} cannot enter), or run fed as a user who can read it`;
 
-  it.skipIf(asRoot && !user)(
-    "the config or the registry: the fix is its permissions, for the user fed runs as, not the file's content",
-    async () => {
-      const root = tempDir();
-      chmodSync(root, 0o755);
-      initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-      if (user) handOver(root, user);
-      const name = user?.name ?? userInfo().username;
-      for (const file of ['federate.config.json', '.fed/team-registry.json']) {
-        const path = join(root, file);
-        // Root's and mode 600 for the unprivileged user; mode 000 for a run that is not root's already.
-        if (user) chownSync(path, 0, 0);
-        chmodSync(path, user ? 0o600 : 0o000);
+  /** A federation of the user's with team docs, where `body` runs with `file` out of the user's reach. */
+  async function unreadable(file: string, body: (path: string, root: string) => Promise<void>): Promise<void> {
+    const root = tempDir();
+    chmodSync(root, 0o755);
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    if (user) handOver(root, user);
+    const path = join(root, file);
+    // Root's and mode 600 for the unprivileged user; mode 000 for a run that is not root's already.
+    if (user) chownSync(path, 0, 0);
+    chmodSync(path, user ? 0o600 : 0o000);
+    await body(path, root);
+    if (user) chownSync(path, user.uid, user.gid);
+    chmodSync(path, 0o644);
+    const list = await runFed(['--root', root, 'team', 'list', '--json'], { user });
+    expect(list, list.stderr).toMatchObject({ code: 0 });
+  }
+
+  it.skipIf(skipWithout(suite, missing)).each(['federate.config.json', '.fed/team-registry.json'])(
+    "%s: the fix is its permissions, for the user fed runs as, not the file's content",
+    (file) =>
+      unreadable(file, async (path, root) => {
         const result = await runFed(['--root', root, 'team', 'list'], { user });
         expect(result.code, result.stderr).toBe(2);
-        expect(result.stderr).toBe(
-          `fed: ${path} cannot be used: cannot be read (EACCES); give ${name}, the user fed runs as, read access to it: ` +
-            `chmod or chown it (or a folder above it that ${name} cannot enter), or run fed as a user who can read it\n`,
-        );
-        if (user) chownSync(path, user.uid, user.gid);
-        chmodSync(path, 0o644);
-      }
-      expect((await runFed(['--root', root, 'team', 'list', '--json'], { user })).stdout).toBe('[]\n');
-    },
+        expect(result.stderr).toBe(`fed: ${path} cannot be used: cannot be read (EACCES); ${fix}\n`);
+      }),
+  );
+
+  it.skipIf(skipWithout(suite, missing)).each(['.fed/team-registry.json', '.fed/journal.jsonl'])(
+    '%s: fed doctor says the same fix, never to restore it or move it aside',
+    (file) =>
+      unreadable(file, async (path, root) => {
+        const result = await runFed(['--root', root, 'doctor'], { user });
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stdout).toContain(`${path} cannot be used: cannot be read (EACCES); ${fix}\n  fix: ${fix}\n`);
+      }),
   );
 });
 

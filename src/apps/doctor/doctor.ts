@@ -18,6 +18,7 @@ import { checkSchedules } from './schedule-checks.js';
 import { checkGitIndexLocks } from './git-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
+import { unreadableFix } from './unreadable-fix.js';
 import { serveLeases } from '../serve/serve-lease.js';
 import { listHosts } from '../hosts/list-hosts.js';
 
@@ -141,7 +142,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     const fix =
       error instanceof NotAFederationError
         ? 'create or join it: fed init --name <federationName>'
-        : 'restore it from a backup or fix it by hand; fed never resets the registry';
+        : unreadableFix(error, 'restore it from a backup or fix it by hand; fed never resets the registry');
     pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
   }
   if (reachable) pending.push(...(await checkJournal(fed)));

@@ -1,6 +1,7 @@
 import { FedError } from '../../core/errors.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
 import type { Federation } from '../../engine/context.js';
+import { unreadableFix } from './unreadable-fix.js';
 
 /**
  * The federation journal reads: lines that are not records (torn by a crash, written by another tool or a
@@ -27,7 +28,7 @@ export async function checkJournal(fed: Federation): Promise<PendingFinding[]> {
         check: 'journal',
         path: journal.location,
         problem: error.message,
-        fix: 'move it aside; fed starts a new journal',
+        fix: unreadableFix(error, 'move it aside; fed starts a new journal'),
       },
     ];
   }

@@ -21,6 +21,7 @@ import type { PlacementType, Registry, RegistryEntry } from '../../core/schema/r
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
 import type { Federation } from '../../engine/context.js';
+import { unreadableFix } from './unreadable-fix.js';
 
 /**
  * Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started;
@@ -68,7 +69,7 @@ export function checkOnboardings(
         check: 'onboarding',
         path,
         problem: error.message,
-        fix: 'remove the file by hand, then check the team workspaces below',
+        fix: unreadableFix(error, 'remove the file by hand, then check the team workspaces below'),
       });
       continue;
     }
@@ -393,7 +394,10 @@ async function checkState(fed: Federation, entry: RegistryEntry): Promise<Pendin
         team: entry.domainId,
         path: backend.lifecycles.envelopeLocation(entry),
         problem: error.message,
-        fix: `restore the file from a backup or fix it by hand (fed never resets a state file); or archive the team: fed team archive ${entry.domainId}`,
+        fix: unreadableFix(
+          error,
+          `restore the file from a backup or fix it by hand (fed never resets a state file); or archive the team: fed team archive ${entry.domainId}`,
+        ),
       },
     ];
   }

@@ -115,7 +115,7 @@ function readUsableFile(
  * caller's fix is for its content, and a permission problem gets the advice that mends it instead.
  */
 function unreadableFile(path: string, problem: string, code: string | undefined, fix: string): UnreadableFileError {
-  return new UnreadableFileError(path, problem, readPermissionFix(code) ?? fix);
+  return new UnreadableFileError(path, problem, readPermissionFix(code) ?? fix, code);
 }
 
 /**
