@@ -251,6 +251,12 @@ export interface SignalCounts {
 export interface PartyCensus {
   inbox: SignalCounts;
   outbox: SignalCounts;
+  /**
+   * Why a box of the party could not be counted (file-signal-v1: a file where its folder, or one above it,
+   * belongs), what and where and what to do; that box then counts as empty. The party's own problem: the
+   * census of the others goes on.
+   */
+  unreadable?: string;
 }
 
 export interface SignalTransport {

@@ -4,6 +4,7 @@ import { workspacePaths } from './file-layout.js';
 import type { PartyCensus, SignalCounts } from '../../ports/signal-transport.js';
 import { ACK_FILE_SUFFIX, isSignalFileName } from './signals/signal-file-name.js';
 import { runStart } from './signals/name-run.js';
+import { fileSystemErrorFor } from '../../infra/fs/fs-errors.js';
 
 /**
  * Signal counts of a box from its file names alone: a monitoring cycle over hundreds of teams with
@@ -66,6 +67,7 @@ export type InboxCensusListener = (party: SignalParty, inbox: string, census: Bo
  * first name (`fed signal list --box outbox` finds the copy by id; reading every outbox signal here would
  * cost a monitoring cycle a file per signal). A name found in no inbox either way (or in several, not
  * all acknowledged) counts as unacknowledged: the monitor would rather over-report pending work than hide it.
+ * A box that a file on its path keeps from being listed counts as empty, and its party's census says why.
  */
 export function censusOfBoxes(
   root: string,
@@ -78,8 +80,17 @@ export function censusOfBoxes(
   // Per signal name, whether every inbox copy of it is acknowledged. Each box is counted and let go:
   // a thousand teams' listings are never held at once (the dashboard counts them in a long-lived process).
   const acked = new Map<string, boolean>();
+  // Why a party's box could not be listed, by party: rare, so kept apart from the counts.
+  const unreadable = new Map<string, string>();
   const inboxes = where.map((paths, i): SignalCounts => {
-    const box = takeCensus(paths.inbox);
+    let box: BoxCensus;
+    try {
+      box = takeCensus(paths.inbox);
+    } catch (error) {
+      unreadable.set(parties[i]!.id, unlistable(error));
+      box = { signals: [], acknowledged: [], unacknowledged: 0 };
+    }
+    // Told even of a box that could not be listed, so the stuck-signal scan does not list it again.
     onInbox?.(parties[i]!, paths.inbox, box);
     const { signals, acknowledged } = box;
     for (let j = 0; j < signals.length; j++) {
@@ -92,7 +103,12 @@ export function censusOfBoxes(
   return new Map(
     parties.map((party, i) => {
       // An outbox's own acks mean nothing: its signals are acknowledged in their recipients' inboxes.
-      const names = boxNames(where[i]!.outbox);
+      let names: string[] = [];
+      try {
+        names = boxNames(where[i]!.outbox);
+      } catch (error) {
+        if (!unreadable.has(party.id)) unreadable.set(party.id, unlistable(error));
+      }
       let total = 0;
       let unacknowledged = 0;
       for (let j = 0; j < names.length; j++) {
@@ -101,9 +117,23 @@ export function censusOfBoxes(
         total++;
         if (!(acked.get(name) ?? acknowledgedAsRunStart(acked, name))) unacknowledged++;
       }
-      return [party.id, { inbox: inboxes[i]!, outbox: { total, unacknowledged } }];
+      const census: PartyCensus = { inbox: inboxes[i]!, outbox: { total, unacknowledged } };
+      const why = unreadable.get(party.id);
+      if (why !== undefined) census.unreadable = why;
+      return [party.id, census];
     }),
   );
+}
+
+/**
+ * Why a box cannot be listed when a file lies where it (or a folder above it) belongs (ENOTDIR, as the
+ * listing found it: no look at the path beforehand): one team's layout, reported with that team. Any
+ * other error is thrown.
+ */
+function unlistable(error: unknown): string {
+  const known = (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? fileSystemErrorFor(error) : undefined;
+  if (known === undefined) throw error;
+  return known.message;
 }
 
 /** Whether the inbox copies of the first name of the run `name` is a later name of are all acknowledged (false when none is held). */

@@ -1,5 +1,6 @@
 import type { FederationConfig } from '../../core/schema/config.js';
 import { META } from '../../core/schema/common.js';
+import { InvalidInputError } from '../../core/errors.js';
 import { readCollectorState } from '../../infra/telemetry/collector-state.js';
 import { recordMonitorCycle } from '../../infra/telemetry/fed-metrics.js';
 import { otlpMetricsUrl } from '../../infra/telemetry/metrics-export.js';
@@ -111,13 +112,15 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
 
   const reports: TeamReport[] = [];
   for (const team of registry.teams) {
+    const counts = census.get(team.domainId)!;
     const report = await teamReport(team, {
       fed,
       config: options.config,
       now,
       staleAfterMs: staleAfterMinutes * 60_000,
-      inbox: census.get(team.domainId)!.inbox,
-      outbox: census.get(team.domainId)!.outbox,
+      inbox: counts.inbox,
+      outbox: counts.outbox,
+      unreadableBoxes: counts.unreadable,
       lifecycles: backend.lifecycles,
       known: options.known,
       run: runs.get(team.domainId),
@@ -134,6 +137,8 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
   // short command ~5 ms.
   reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || (a.team < b.team ? -1 : a.team > b.team ? 1 : 0));
   const metaCounts = census.get(META)!;
+  // Meta's boxes are the federation's own, not a team's to be reported unhealthy: as every command reading them, the cycle stops.
+  if (metaCounts.unreadable !== undefined) throw new InvalidInputError(metaCounts.unreadable);
   const unhealthy = reports.filter((r) => !r.healthy).length;
   recordMonitorCycle({ teams: reports.length, unhealthy });
   return {

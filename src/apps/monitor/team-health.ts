@@ -25,6 +25,8 @@ export interface HealthInputs {
   staleAfterMs: number;
   inbox: BoxCounts;
   outbox: BoxCounts;
+  /** Why the census could not count the team's boxes (PartyCensus.unreadable): the team is unhealthy. */
+  unreadableBoxes?: string;
   /** Where the team's lifecycle is kept. */
   lifecycles: LifecycleStore;
   /** The team's lifecycle, when the caller loaded it already (it is then not read again). */
@@ -57,6 +59,10 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
     reasons: [],
     error: null,
   };
+  if (inputs.unreadableBoxes !== undefined) {
+    report.error = inputs.unreadableBoxes;
+    report.reasons.push(`cannot read the team's signal boxes: ${inputs.unreadableBoxes}`);
+  }
   try {
     const stored = lifecycleFor(team.archetypeId) ? await fillLifecycle(report, team, inputs) : false;
     const unusable = workspaceProblem(team, inputs.fed, stored);

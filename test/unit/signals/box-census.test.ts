@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { censusOfBoxes, takeCensus } from '../../../src/adapters/file/box-census.js';
@@ -86,4 +86,47 @@ describe("the census of the parties' boxes: an outbox signal's acknowledgment", 
     expect(federation({ a: true, b: false })).toEqual({ total: 2, unacknowledged: 2 });
     expect(federation({ a: false, b: false })).toEqual({ total: 2, unacknowledged: 2 });
   });
+});
+
+describe("the census of the parties' boxes: a file where a team's box belongs", () => {
+  const signal = '2026-01-31T120000Z-directive-work.json';
+
+  /** Teams a and b, each with one signal in its inbox and one in its outbox; `broken` a's path to a file. */
+  function federation(broken: 'inbox' | 'outbox' | 'signals') {
+    const root = tempDir();
+    const parties = (['a', 'b'] as const).map((team) => {
+      const location = join(root, '.fed', 'teams', team);
+      const paths = workspacePaths(location);
+      for (const box of [paths.inbox, paths.outbox]) {
+        mkdirSync(box, { recursive: true });
+        writeFileSync(join(box, signal), '');
+      }
+      const entry = { domain: team, domainId: team, location } as RegistryEntry;
+      return { id: team, entry };
+    });
+    const file = workspacePaths(parties[0]!.entry.location)[broken];
+    rmSync(file, { recursive: true });
+    writeFileSync(file, 'x');
+    return { root, parties };
+  }
+
+  it.each(['inbox', 'outbox', 'signals'] as const)(
+    "a file as its %s: that team's boxes count what could be listed, with why; the other team is counted",
+    (broken) => {
+      const { root, parties } = federation(broken);
+      const told: string[] = [];
+      const census = censusOfBoxes(root, parties, (party) => told.push(party.id));
+      const a = census.get('a')!;
+      expect(a.unreadable).toMatch(
+        /\/a\/\.fed\/signals\/(inbox|outbox): a part of it is a file where fed expects a directory \(scandir\) \[ENOTDIR\]; move that file aside$/,
+      );
+      expect(a.inbox.total).toBe(broken === 'outbox' ? 1 : 0);
+      expect(census.get('b')).toEqual({
+        inbox: { total: 1, unacknowledged: 1 },
+        outbox: { total: 1, unacknowledged: 1 },
+      });
+      // Told of every inbox, the unlisted one as empty: the stuck-signal scan does not list it again.
+      expect(told).toEqual(['a', 'b']);
+    },
+  );
 });

@@ -54,6 +54,7 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     staleAfterMs: STALE_AFTER_MS,
     inbox: census.inbox,
     outbox: census.outbox,
+    unreadableBoxes: census.unreadable,
     lifecycles: fed.backend.lifecycles,
   });
   const needsYou = await teamNeedsYou(fed, entry, lifecycle).catch(() => []);
