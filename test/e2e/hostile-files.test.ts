@@ -120,6 +120,79 @@ describe('hostile entries in a signal inbox', () => {
   });
 });
 
+interface DoctorJson {
+  findings: { check: string; team?: string; path: string; problem: string; fixable: boolean }[];
+}
+
+interface MonitorJson {
+  teams: { team: string; healthy: boolean; reasons: string[]; inbox: { total: number } }[];
+}
+
+describe("a file where a team's signal folder belongs", () => {
+  it.each([
+    ['inbox', ['signals', 'inbox']],
+    ['signals folder', ['signals']],
+  ])(
+    'its %s: fed doctor (and --fix) reports that team, fed monitor marks it unhealthy, the other team is checked',
+    async (_, below) => {
+      const { fed, workspace } = await federation();
+      expect((await fed('signal', 'send', '--to', 'other', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+      const file = join(workspace('docs'), '.fed', ...below);
+      rmSync(file, { recursive: true });
+      writeFileSync(file, 'x');
+
+      const doctor = await fed('doctor', '--json');
+      expectClean(doctor, [1]);
+      expect((JSON.parse(doctor.stdout) as DoctorJson).findings).toEqual([
+        {
+          check: 'folder',
+          team: 'docs',
+          path: file,
+          problem: `${file} is a file where fed keeps a folder; commands that write there fail`,
+          fix: `move it aside (mv ${file} ${file}.bak); fed creates the folder again when it needs it`,
+          fixable: false,
+          fixed: false,
+        },
+      ]);
+      const fix = await fed('doctor', '--fix');
+      expectClean(fix, [1]);
+      expect(fix.stdout).toContain(`folder (docs): ${file} is a file where fed keeps a folder`);
+
+      const monitor = await fed('monitor', '--json');
+      expectClean(monitor, [0]);
+      const { teams } = JSON.parse(monitor.stdout) as MonitorJson;
+      expect(teams).toEqual([
+        expect.objectContaining({
+          team: 'docs',
+          healthy: false,
+          reasons: [
+            expect.stringMatching(/^cannot read the team's signal boxes: .*\[ENOTDIR\]; move that file aside$/),
+          ],
+        }),
+        expect.objectContaining({ team: 'other', healthy: true, inbox: { total: 1, unacknowledged: 1 } }),
+      ]);
+      expect(teams[0]!.reasons[0]).toContain(join(workspace('docs'), '.fed', 'signals'));
+    },
+  );
+
+  it("meta's own inbox: fed doctor reports it with the teams checked; fed monitor stops naming it (exit 2)", async () => {
+    const { root, fed } = await federation();
+    const inbox = join(root, '.fed', 'signals', 'inbox');
+    rmSync(inbox, { recursive: true });
+    writeFileSync(inbox, 'x');
+    const doctor = await fed('doctor', '--json');
+    expectClean(doctor, [1]);
+    expect((JSON.parse(doctor.stdout) as DoctorJson).findings).toEqual([
+      expect.objectContaining({ check: 'folder', path: inbox, fixable: false }),
+    ]);
+    const monitor = await fed('monitor');
+    expectClean(monitor, [2]);
+    expect(monitor.stderr).toBe(
+      `fed: ${inbox}: a part of it is a file where fed expects a directory (scandir) [ENOTDIR]; move that file aside\n`,
+    );
+  });
+});
+
 describe('hostile state files', () => {
   it.each(['a FIFO', 'a directory', 'a 2 GiB sparse file'])(
     '%s as a team’s lifecycle.json or journal: that team is reported, the other keeps working',

@@ -107,7 +107,7 @@ async function sharedHosts(
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
  * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
- * the federation's folders (delivery facts, chat, onboardings, notify) are folders; onboardings a kill interrupted (finished or removed); folders in the
+ * the federation's folders (delivery facts, chat, onboardings, notify) and each party's inbox are folders; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; git's index lock no git holds (git-checks.ts); temp files killed writers left; the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas);
  * whether a `fed serve` runs it (its lease; on JetStream also the other hosts' heartbeats, and the lost hosts);

@@ -1,4 +1,4 @@
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { gitSucceeds } from '../../engine/registry/git.js';
 import { isTempFileName, unlinkQuietly } from '../../infra/fs/atomic-write.js';
@@ -59,16 +59,40 @@ export function checkFolders(dirs: readonly string[]): PendingFinding[] {
   return dirs.flatMap((path): PendingFinding[] => {
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat === undefined || stat.isDirectory()) return [];
-    const kind = stat.isFile() ? 'a file' : 'not a folder';
-    return [
-      {
-        check: 'folder',
-        path,
-        problem: `${path} is ${kind} where fed keeps a folder; commands that write there fail`,
-        fix: `move it aside (mv ${path} ${path}.bak); fed creates the folder again when it needs it`,
-      },
-    ];
+    return [folderFinding(path, stat)];
   });
+}
+
+/**
+ * Why `folder` of `team` could not be listed (`error`): a file on its path (an ENOTDIR) — the folder
+ * itself or one above it, such as a team's `.fed/signals` — reported as checkFolders reports one, naming
+ * that file; nothing when a folder is there again. Any other error is not the layout's and is thrown.
+ */
+export function checkFolderPath(folder: string, error: unknown, team?: string): PendingFinding[] {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+  // Only now, with a listing failed, is the path looked at part by part, up to the nearest part that exists.
+  for (let path = folder; dirname(path) !== path; path = dirname(path)) {
+    let stat: Stats;
+    try {
+      stat = statSync(path);
+    } catch (failed) {
+      if (['ENOENT', 'ENOTDIR'].includes((failed as NodeJS.ErrnoException).code ?? '')) continue;
+      throw failed;
+    }
+    return stat.isDirectory() ? [] : [folderFinding(path, stat, team)];
+  }
+  return [];
+}
+
+function folderFinding(path: string, stat: Stats, team?: string): PendingFinding {
+  const kind = stat.isFile() ? 'a file' : 'not a folder';
+  return {
+    check: 'folder',
+    ...(team === undefined ? {} : { team }),
+    path,
+    problem: `${path} is ${kind} where fed keeps a folder; commands that write there fail`,
+    fix: `move it aside (mv ${path} ${path}.bak); fed creates the folder again when it needs it`,
+  };
 }
 
 /** The pid a temp file name carries (`.<name>.<pid>.<random>.tmp`, see tempPathFor). */

@@ -38,9 +38,20 @@ function linksAmong(paths: readonly string[]): string[] {
   const links: string[] = [];
   for (const path of [...new Set(paths)].sort((a, b) => a.length - b.length)) {
     if (links.some((link) => path.startsWith(`${link}${sep}`))) continue;
-    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) links.push(path);
+    if (isLink(path)) links.push(path);
   }
   return links;
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  } catch (error) {
+    // A part of the path is a file (a team's inbox replaced by one): nothing is there, a link neither; the
+    // check that reads that folder reports the file.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw error;
+  }
 }
 
 function linkFinding(path: string, team?: string): PendingFinding {
