@@ -251,6 +251,8 @@ export { type BridgeActivity, ChatBridge } from './apps/chat/chat-bridge.js';
 export { renderStatusSummary } from './apps/chat/status-summary.js';
 export type { FederationPlan } from './apps/plan/plan.js';
 export type { DoctorReport } from './apps/doctor/doctor.js';
+/** `fed doctor` as the CLI runs it: on a root, whatever its config. */
+export { runDoctorAt } from './apps/doctor/doctor.js';
 export { nodeSupportWarnings } from './apps/doctor/node-support-check.js';
 export type {
   ActionRefusal,

@@ -3,7 +3,7 @@ import type { FilesBackendConfig } from '../core/schema/backends/files.js';
 import { federationPaths } from '../core/layout.js';
 import { redactUrl } from '../core/redact-url.js';
 import type { BackendConfig, FederationConfig } from '../core/schema/config.js';
-import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
+import { loadConfig, readConfigJson, validateConfig, type LoadedConfig } from '../infra/config/load-config.js';
 import type { EnvOverride } from '../infra/config/env-overrides.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 import type { BackendAdapter } from './adapter.js';
@@ -84,6 +84,33 @@ export function backendEnvNames(config: FederationConfig): string[] {
 /** federate.config.json with defaults and environment overrides applied, the backends' included. */
 export function loadFederationConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   return loadConfig(root, env, BACKEND_ENV_OVERRIDES);
+}
+
+/**
+ * What can be trusted of the config of a federation whose federate.config.json does not load (`fed doctor`
+ * checks it all the same): the defaults, on the default backend — only when that backend's marks are at
+ * the root and neither the file, as far as it parses, nor the environment names another. Undefined
+ * otherwise: the backend is not known, and nothing is read through a guessed one.
+ */
+export function configWithoutFile(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig | undefined {
+  if (!DEFAULT_ADAPTER.marksRoot?.(root)) return undefined;
+  const raw = readConfigJson(root);
+  const named = isRecord(raw) ? raw.backend : undefined;
+  if (named !== undefined && !(isRecord(named) && named.type === DEFAULT_ADAPTER.type)) return undefined;
+  const file = federationPaths(root).config;
+  const { config } = validateConfig({}, file);
+  let selected = config;
+  for (const override of BACKEND_ENV_OVERRIDES) {
+    const result = override(selected, env);
+    if ('problems' in result) return undefined;
+    selected = result.config;
+  }
+  if (adapterFor(selected) !== DEFAULT_ADAPTER) return undefined;
+  return { config, warnings: [], file, exists: existsSync(file) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export interface OpenConfiguredBackendOptions {

@@ -18,7 +18,8 @@ export type DoctorCheck =
   | 'temp-file'
   | 'signal-id'
   | 'folder'
-  | 'agent-cli';
+  | 'agent-cli'
+  | 'config';
 
 export interface DoctorFinding {
   check: DoctorCheck;

@@ -20,6 +20,7 @@ import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
 import { unreadableFix } from './unreadable-fix.js';
 import { serveLeases } from '../serve/serve-lease.js';
+import { openDoctorSubject, type DoctorSubject } from './config-check.js';
 import { listHosts } from '../hosts/list-hosts.js';
 
 export type { DoctorCheck, DoctorFinding } from '../../ports/doctor-finding.js';
@@ -116,39 +117,63 @@ async function sharedHosts(
  * the Node running fed (node-support-check.ts: past its end of life, a warning). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
  * the others are their own machines' business (their lifecycle state, shared in the backend, is still checked). Never prints; the CLI renders the report.
+ * `fed` is opened with its config: runDoctorAt checks a federation whose config does not load.
  */
 export async function runDoctor(fed: Federation, options: DoctorOptions = {}): Promise<DoctorReport> {
-  const { root } = fed;
+  return checkFederation({ root: fed.root, fed }, options);
+}
+
+/**
+ * runDoctor of the federation at `root`, which it opens itself: it needs no valid config. One that does not
+ * load is a `config` finding, and the rest is checked as far as it can be without (config-check.ts).
+ */
+export async function runDoctorAt(
+  root: string,
+  options: DoctorOptions & { env?: NodeJS.ProcessEnv } = {},
+): Promise<DoctorReport> {
+  return checkFederation(openDoctorSubject(root, options.env ?? process.env), options);
+}
+
+async function checkFederation(subject: DoctorSubject, options: DoctorOptions): Promise<DoctorReport> {
+  const { root, fed, brokenConfig } = subject;
+  // The federation whose config loaded: the checks of what the config says run on it alone.
+  const configured = brokenConfig ? undefined : fed;
   const paths = federationPaths(root);
-  const { backend } = fed;
   const pending: PendingFinding[] = [];
   const notes: string[] = [];
+  if (brokenConfig) {
+    pending.push(brokenConfig.finding);
+    notes.push(brokenConfig.note);
+  }
   let reachable = true;
-  const agentCli = await checkAgentCli(fed, options.agentCliTimeoutMs);
-  pending.push(...agentCli.findings);
-  notes.push(...agentCli.notes);
-  const checks = await adapterFor(fed.config).doctor?.(backend);
+  const agentCli = configured && (await checkAgentCli(configured, options.agentCliTimeoutMs));
+  pending.push(...(agentCli?.findings ?? []));
+  notes.push(...(agentCli?.notes ?? []));
+  const checks = configured && (await adapterFor(configured.config).doctor?.(configured.backend));
   if (checks) {
     pending.push(...checks.findings);
     notes.push(...checks.notes);
     reachable = checks.reachable;
   }
   let registry: Registry | undefined;
-  try {
-    // An unreachable server was reported above; reading the registry would only say it again.
-    if (reachable) registry = await backend.registry.read();
-  } catch (error) {
-    if (!(error instanceof FedError)) throw error;
-    const fix =
-      error instanceof NotAFederationError
-        ? 'create or join it: fed init --name <federationName>'
-        : unreadableFix(error, 'restore it from a backup or fix it by hand; fed never resets the registry');
-    pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
+  // An unreachable server was reported above; reading the registry would only say it again.
+  if (fed && reachable) {
+    try {
+      registry = await fed.backend.registry.read();
+    } catch (error) {
+      if (!(error instanceof FedError)) throw error;
+      const fix =
+        error instanceof NotAFederationError
+          ? 'create or join it: fed init --name <federationName>'
+          : unreadableFix(error, 'restore it from a backup or fix it by hand; fed never resets the registry');
+      pending.push({ check: 'registry', path: fed.backend.registry.location, problem: error.message, fix });
+    }
+    pending.push(...(await checkJournal(fed)));
   }
-  if (reachable) pending.push(...(await checkJournal(fed)));
 
   // The delivery facts' folder when the backend keeps them in files (a JetStream bucket is no path).
-  const deliveryDir = isAbsolute(backend.delivery.location) ? [backend.delivery.location] : [];
+  const delivery = fed?.backend.delivery.location;
+  const deliveryDir = delivery !== undefined && isAbsolute(delivery) ? [delivery] : [];
   pending.push(...checkFolders([paths.chat, paths.onboarding, paths.notify, ...deliveryDir]));
   const skipForTemp = new Set([paths.teams, paths.worktrees]);
   // Runtime paths that are links: reported, and nothing below them is looked at (or removed by --fix).
@@ -158,7 +183,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     (dir) => !belowLink(dir, rootLinks),
   );
   let onboarded: ReadonlySet<string> = new Set();
-  if (registry) {
+  if (fed && registry) {
     const onboardings = belowLink(paths.onboarding, rootLinks)
       ? { findings: [], accounted: new Set<string>() }
       : checkOnboardings(fed, registry);
@@ -166,7 +191,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     onboarded = onboardings.accounted;
     const signalParties: SignalParty[] = [];
     for (const entry of registry.teams) {
-      if (teamNetworkPolicy(fed.config.agent, entry.domainId) === 'open')
+      if (configured && teamNetworkPolicy(configured.config.agent, entry.domainId) === 'open')
         notes.push(
           `team "${entry.domainId}": network "open" — a sandboxed agent of it can reach any host (agent.network)`,
         );
@@ -184,8 +209,10 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
       pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
     }
     pending.push(...(await checkOrphanWorkspaces(fed, registry, onboardings.accounted)));
-    notes.push(...optional(unsandboxedNote(fed, registry)));
-    pending.push(...checkSchedules(fed, registry));
+    if (configured) {
+      notes.push(...optional(unsandboxedNote(configured, registry)));
+      pending.push(...checkSchedules(configured, registry));
+    }
     // Meta's inbox is not read either while a runtime folder of the root is a link (reported above).
     const meta: SignalParty[] = rootLinks.length === 0 ? [{ id: META, entry: undefined }] : [];
     pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));
@@ -197,7 +224,9 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
   pending.push(...findLeftoverTempFiles(root, { recursive: false }));
 
   const findings: DoctorFinding[] = [];
-  for (const { repair, ...finding } of pending) {
+  for (const { repair: offered, ...finding } of pending) {
+    // Nothing is repaired while the config does not load (DoctorSubject.brokenConfig).
+    const repair = brokenConfig ? undefined : offered;
     const result: DoctorFinding = { ...finding, fixable: repair !== undefined, fixed: false };
     if (options.fix && repair) {
       try {
@@ -209,11 +238,12 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     }
     findings.push(result);
   }
-  const warnings = [...nodeSupportWarnings(options.nodeVersion ?? process.version, fed.now()), ...agentCli.warnings];
+  const now = fed?.now() ?? new Date();
+  const warnings = [...nodeSupportWarnings(options.nodeVersion ?? process.version, now), ...(agentCli?.warnings ?? [])];
   const servers = runningServers(root);
   // The hosts' teams are read from the registry: without one (reported above) there is nothing to say.
-  if (registry) {
-    const shared = await sharedHosts(fed, servers);
+  if (configured && registry) {
+    const shared = await sharedHosts(configured, servers);
     servers.push(...shared.servers);
     notes.push(...shared.notes);
   }

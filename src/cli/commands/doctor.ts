@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { runDoctor, type DoctorFinding, type DoctorReport } from '../../apps/doctor/doctor.js';
+import { runDoctorAt, type DoctorFinding, type DoctorReport } from '../../apps/doctor/doctor.js';
 import { locateFederation } from '../../apps/init/locate.js';
-import { openFederation } from '../../engine/context.js';
 import { CliExit, globalOptions, printJson, type CliIo } from '../io.js';
 
 function renderFinding(finding: DoctorFinding): string {
@@ -37,9 +36,9 @@ export function registerDoctor(program: Command, io: CliIo): void {
     .option('--fix', 'repair what can be repaired safely')
     .option('--json', 'print the report as JSON')
     .action(async (options: { fix?: boolean; json?: boolean }, command: Command) => {
-      // No config is loaded: a federation whose config is broken needs its doctor too.
+      // Not through the command context, which refuses a config that does not load: the doctor reports it.
       const { root } = locateFederation({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
-      const report = await runDoctor(openFederation(root, { env: io.env, readCopied: true }), { fix: options.fix });
+      const report = await runDoctorAt(root, { env: io.env, fix: options.fix });
       if (options.json) printJson(io, report);
       else
         io.stdout(

@@ -1,4 +1,4 @@
-import { ConfigValidationError, type ValidationProblem } from '../../core/errors.js';
+import { ConfigValidationError, FedError, type ValidationProblem } from '../../core/errors.js';
 import { parseJsonText } from '../../core/json-text.js';
 import { readTextFile } from '../fs/read-json-file.js';
 import { federationPaths } from '../../core/layout.js';
@@ -68,12 +68,7 @@ export function loadConfig(
   backendOverrides: readonly EnvOverride[] = [],
 ): LoadedConfig {
   const file = federationPaths(root).config;
-  // A config is a few hundred bytes; 1 MiB is generous, and a FIFO or directory there is reported.
-  const text = readTextFile(
-    file,
-    'federate.config.json must be a JSON file; replace it with one (see fed config show)',
-    { maxBytes: 1024 * 1024 },
-  );
+  const text = readConfigText(file);
   if (lastValidated?.file !== file || lastValidated.text !== text)
     lastValidated = { file, text, result: validateConfig(parseConfigText(text, file), file) };
   const { config, warnings } = lastValidated.result;
@@ -83,6 +78,27 @@ export function loadConfig(
     file,
     exists: text !== undefined,
   };
+}
+
+function readConfigText(file: string): string | undefined {
+  // A config is a few hundred bytes; 1 MiB is generous, and a FIFO or directory there is reported.
+  return readTextFile(file, 'federate.config.json must be a JSON file; replace it with one (see fed config show)', {
+    maxBytes: 1024 * 1024,
+  });
+}
+
+/**
+ * The config file's JSON as far as it can be read, unvalidated — for a config that does not load (`fed
+ * doctor` looks for the backend it names): `{}` when it is absent, undefined when it is not JSON or cannot be read.
+ */
+export function readConfigJson(root: string): unknown {
+  const file = federationPaths(root).config;
+  try {
+    return parseConfigText(readConfigText(file), file);
+  } catch (error) {
+    if (error instanceof FedError) return undefined;
+    throw error;
+  }
 }
 
 /** The config file's JSON (`{}` when it is absent); invalid JSON is a ConfigValidationError naming the line and column. */
