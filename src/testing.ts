@@ -233,6 +233,8 @@ export type { ServeEvent } from './apps/serve/serve-events.js';
 export type { TakenWork } from './ports/dispatch-queue.js';
 /** The hosts a server hears, as the failover's tests hand it some without a NATS server. */
 export type { HeardHost, HostDirectory } from './ports/host-directory.js';
+/** A server's touch with the store, as the failover's tests give it one (in touch, or back from an outage). */
+export { StoreContact } from './apps/hosts/store-contact.js';
 export { serveFederation } from './apps/serve/serve-federation.js';
 export { serveLeases } from './apps/serve/serve-lease.js';
 /** What a server does after a worktree team's launch for a move to another host: its commit recorded, its branch pushed. */

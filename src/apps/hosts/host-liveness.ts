@@ -30,13 +30,24 @@ export function lostAfterMs(serve: ServeConfig | undefined, host: HeardHost): nu
   );
 }
 
-/** The host's state and how long ago it was last heard from (ms), by this machine's clock. */
+/**
+ * The host's state and how long ago it was last heard from (ms), by this machine's clock.
+ *
+ * `watchingSince`, for a server that acts on a loss (failover): since when it has itself been in unbroken
+ * touch with the store (store-contact.ts). A host is then lost only on silence this server could have
+ * heard, counted from the later of the host's last heartbeat and that moment. A store no one could reach
+ * (a NATS outage) leaves every host's record as old as the outage; the first server back would otherwise
+ * take the others for lost before they had reconnected and beaten again, and move their teams away from
+ * agents still running there. So after a break each host gets a full lostAfter to be heard from again.
+ */
 export function hostState(
   serve: ServeConfig | undefined,
   host: HeardHost,
   now: Date,
+  watchingSince?: Date,
 ): { state: HostState; ageMs: number } {
   const ageMs = Math.max(0, now.getTime() - host.heardAt.getTime());
   if (host.record.stoppedAt !== null) return { state: 'stopped', ageMs };
-  return { state: ageMs > lostAfterMs(serve, host) ? 'lost' : 'alive', ageMs };
+  const silentMs = watchingSince ? Math.min(ageMs, now.getTime() - watchingSince.getTime()) : ageMs;
+  return { state: silentMs > lostAfterMs(serve, host) ? 'lost' : 'alive', ageMs };
 }

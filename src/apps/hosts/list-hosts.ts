@@ -4,6 +4,7 @@ import type { HostRecord } from '../../core/schema/host.js';
 import { ANY_HOST } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { hostState, type HostState } from './host-liveness.js';
+import type { StoreContact } from './store-contact.js';
 
 /** One host as `fed hosts` and the dashboard show it. */
 export interface HostView {
@@ -34,12 +35,18 @@ export type HostsView =
       unserved: { team: string; host: string | null }[];
     };
 
-/** The hosts serving the federation, alive, stopped or lost, with the teams placed on each. */
-export async function listHosts(fed: Federation): Promise<HostsView> {
+/**
+ * The hosts serving the federation, alive, stopped or lost, with the teams placed on each. `watching`: a
+ * server's touch with the store, which acts on a loss — told of this read's answer, and a host lost only on
+ * silence it could have heard (hostState).
+ */
+export async function listHosts(fed: Federation, watching?: StoreContact): Promise<HostsView> {
   const directory = fed.backend.hosts;
   if (!directory) return { shared: false, host: thisHostName(fed.config) };
   const [heard, registry] = await Promise.all([directory.list(), fed.backend.registry.read()]);
   const now = fed.now();
+  watching?.answered(now);
+  const watchingSince = watching?.since(now);
   const placed = new Map<string | null, string[]>();
   for (const team of registry.teams) {
     if (statusOf(team) === 'archived') continue;
@@ -47,7 +54,7 @@ export async function listHosts(fed: Federation): Promise<HostsView> {
     placed.set(host, [...(placed.get(host) ?? []), team.domainId]);
   }
   const hosts = heard.map((host): HostView => {
-    const { state, ageMs } = hostState(fed.config.serve, host, now);
+    const { state, ageMs } = hostState(fed.config.serve, host, now, watchingSince);
     return {
       ...recordView(host.record),
       state,

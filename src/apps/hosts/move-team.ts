@@ -10,10 +10,13 @@ import { remoteHasCommit } from '../../engine/registry/codebase.js';
 import { GitCommandError } from '../../engine/registry/git.js';
 import { worktreeBranch } from '../../engine/registry/placement.js';
 import { hostState } from './host-liveness.js';
+import type { StoreContact } from './store-contact.js';
 
 export interface MoveOptions {
   /** A server's failover: move the team only if it is still placed on this (lost) host, else leave it. */
   from?: string;
+  /** A server's failover: its touch with the store, by which it judged the host lost (hostState's `watchingSince`). */
+  watching?: StoreContact;
 }
 
 export interface MovedTeam {
@@ -50,13 +53,14 @@ export async function moveTeam(
       'this federation keeps its teams in files: every team works on this one machine, so there is no other host to move one to (the JetStream backend shares teams across machines: docs/jetstream.md)',
     );
   const hosts = new Map((await directory.list()).map((host) => [host.record.name, host]));
+  options.watching?.answered(fed.now());
   const target = aliveHost(fed, directory, hosts, to);
   // A move there would make (not a team placed there already, nor one a failover finds moved meanwhile).
   const leaves = (entry: RegistryEntry) =>
     entry.host !== to && (options.from === undefined || entry.host === options.from);
   const before = getTeam(await fed.backend.registry.read(), name);
   if (leaves(before)) {
-    refuseMove(fed, before, hosts);
+    refuseMove(fed, before, hosts, options.watching);
     // Asked of the remote before the registry changes, outside its compare-and-swap: it may take a while.
     await refuseUnfetchableCommit(fed.root, before);
   }
@@ -66,7 +70,7 @@ export async function moveTeam(
     const from = entry.host ?? null;
     result = { team: entry.domainId, from, to, location: entry.location, moved: false };
     if (!leaves(entry)) return undefined;
-    refuseMove(fed, entry, hosts);
+    refuseMove(fed, entry, hosts, options.watching);
     if (entry.codebase?.commit !== before.codebase?.commit)
       throw new RefusedError(
         'REGISTRY_CONFLICT',
@@ -130,12 +134,18 @@ function aliveHost(fed: Federation, directory: HostDirectory, hosts: Map<string,
   return target;
 }
 
-/** What stops a team from leaving its host: archived, or a host still alive. */
-function refuseMove(fed: Federation, entry: RegistryEntry, hosts: Map<string, HeardHost>): void {
+/** What stops a team from leaving its host: archived, or a host still alive (as `watching` could hear it). */
+function refuseMove(
+  fed: Federation,
+  entry: RegistryEntry,
+  hosts: Map<string, HeardHost>,
+  watching: StoreContact | undefined,
+): void {
   if (statusOf(entry) === 'archived')
     throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; it runs nowhere`);
   const current = entry.host === undefined ? undefined : hosts.get(entry.host);
-  if (current && hostState(fed.config.serve, current, fed.now()).state === 'alive')
+  const now = fed.now();
+  if (current && hostState(fed.config.serve, current, now, watching?.since(now)).state === 'alive')
     throw new RefusedError(
       'HOST_STILL_ALIVE',
       `team "${entry.domainId}" is placed on host ${entry.host}, which is alive: its server may be running the team's agent right now; stop fed serve there (SIGTERM pauses the team) and move it then`,

@@ -5,12 +5,15 @@ import { packageVersion } from '../../infra/package-info.js';
 import { waitAtMost } from '../../infra/repeat.js';
 import type { HostDirectory } from '../../ports/host-directory.js';
 import { heartbeatMs, hostState } from '../hosts/host-liveness.js';
+import type { StoreContact } from '../hosts/store-contact.js';
 
 export interface HeartbeatOptions {
   host: string;
   capacity: number;
   /** The teams whose agents run now, told in every renewal. */
   running: () => string[];
+  /** This server's touch with the store, told of every renewal written, or not. */
+  contact: StoreContact;
   /** After each renewal (or failed one): what else the server does on the heartbeat (lost hosts, failover). */
   onBeat: () => Promise<void>;
   onWarning: (text: string) => void;
@@ -34,6 +37,7 @@ export async function startHeartbeat(fed: Federation, options: HeartbeatOptions)
   if (!directory) return undefined;
   await refuseNameTaken(fed, directory, options.host);
   const everyMs = heartbeatMs(fed.config.serve);
+  const { contact } = options;
   const startedAt = fed.now().toISOString();
   const record = (stoppedAt: string | null): HostRecord => ({
     name: options.host,
@@ -47,12 +51,15 @@ export async function startHeartbeat(fed: Federation, options: HeartbeatOptions)
     stoppedAt,
   });
   await directory.put(record(null));
+  contact.answered(fed.now());
   let failing: string | undefined;
   const beat = async () => {
     try {
       await directory.put(record(null));
+      contact.answered(fed.now());
       failing = undefined;
     } catch (error) {
+      contact.failed();
       // The server goes on (its agents do not need the record); the others will see this host as lost.
       const text = `host ${options.host}'s heartbeat was not written to ${directory.location}: ${(error as Error).message}`;
       if (failing !== text) options.onWarning(text);

@@ -20,7 +20,8 @@ import { startHeartbeat } from './host-heartbeat.js';
 import { hostWatch } from './host-watch.js';
 import { Placement } from './placement.js';
 import { keepTeamWhileLaunching } from '../hosts/keep-team-while-launching.js';
-import { workAckWaitMs } from '../hosts/host-liveness.js';
+import { heartbeatMs, workAckWaitMs } from '../hosts/host-liveness.js';
+import { StoreContact } from '../hosts/store-contact.js';
 import { takeUnplacedWork } from './take-unplaced-work.js';
 
 export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow' | 'watchdogs'> {
@@ -195,11 +196,13 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     const stopDispatching = AbortSignal.any([options.signal, background.signal]);
     await feed.ready;
     // On a federation shared across machines: this host announced, renewed, and the other hosts watched.
+    const contact = new StoreContact(heartbeatMs(fed.config.serve));
     const heartbeat = await startHeartbeat(fed, {
       host,
       capacity,
       running: () => dispatcher.runningTeams(),
-      onBeat: hostWatch(fed, host, emit),
+      contact,
+      onBeat: hostWatch(fed, host, contact, emit),
       onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
     });
     // Stopped first: the host is marked stopped (not lost) only when the server stops as asked.

@@ -42,6 +42,16 @@ describe('host liveness', () => {
     expect(heartbeatMs({ heartbeat: '500ms' })).toBe(500);
   });
 
+  it('for a server acting on a loss, counts silence only from when it was itself in touch with the store', () => {
+    // Back from an outage 1 s ago: a record 25 s old is no loss yet — the host gets a full lostAfter to beat.
+    const back = after(24_000);
+    expect(hostState(undefined, host(), after(25_000), back)).toEqual({ state: 'alive', ageMs: 25_000 });
+    expect(hostState(undefined, host(), after(39_000), back).state).toBe('alive');
+    expect(hostState(undefined, host(), after(39_001), back).state).toBe('lost');
+    // In touch all along: the record's age alone.
+    expect(hostState(undefined, host(), after(15_001), after(-60_000)).state).toBe('lost');
+  });
+
   it('never has a negative age when the reader’s clock is behind the store’s', () => {
     expect(hostState(undefined, host(), after(-2_000))).toEqual({ state: 'alive', ageMs: 0 });
   });
