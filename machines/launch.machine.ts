@@ -30,7 +30,7 @@ export const launchEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('AGENT_STARTED') }),
   z.strictObject({
     type: z.literal('STOP'),
-    reason: z.enum(['paused', 'interrupted', 'timeout', 'limit', 'hopeless']),
+    reason: z.enum(['paused', 'interrupted', 'fenced', 'timeout', 'limit', 'hopeless']),
   }),
   z.strictObject({ type: z.literal('AGENT_EXITED') }),
   z.strictObject({ type: z.literal('JUDGED'), outcome: z.enum(LAUNCH_OUTCOMES) }),
@@ -97,7 +97,7 @@ export const launchMachine = setup({
       },
     },
     stopping: {
-      description: 'The launcher stops the agent: paused team, timeout, limit or interruption',
+      description: 'The launcher stops the agent: paused team, timeout, limit, interruption or fencing',
       on: { AGENT_EXITED: 'judging' },
     },
     judging: {

@@ -14,7 +14,10 @@ export interface LaunchOptions extends AgentCommandOptions {
   config: FederationConfig;
   /** `--timeout`: stop a hung agent after this long and pause the team (outcome `timeout`). */
   timeoutSeconds?: number;
-  /** Interrupts the launch (Ctrl-C): the agent is stopped and the team paused, to be resumed later. */
+  /**
+   * Interrupts the launch (Ctrl-C): the agent is stopped and the team paused, to be resumed later. Aborted
+   * with a LaunchFenced, the agent is stopped and the team left as it is (fencing).
+   */
   signal?: AbortSignal;
   /** Told about every lifecycle journal line as it happens (transitions and recorded events). */
   onProgress?: (line: JournalLine) => void;
@@ -42,4 +45,14 @@ export interface LaunchOptions extends AgentCommandOptions {
    * is checked: of several launchers that judged the team at once, only the one that launches it does it.
    */
   whenLeased?: () => Promise<void>;
+}
+
+/**
+ * The reason a launcher aborts a launch's `signal` with when the launch may no longer hold its team
+ * (fencing: its host out of touch with the store long enough that the others may soon take it for lost and
+ * run the team): the agent is stopped at once, the run recorded as interrupted, and the team left as it is
+ * — neither paused nor failed by a host that may no longer hold it — for whichever host runs it next.
+ */
+export class LaunchFenced {
+  constructor(readonly message: string) {}
 }

@@ -40,7 +40,7 @@ export interface LaunchDecision {
  * What the ended run means for the team, and who is told: its work complete (report to meta), waiting for
  * meta or questions, paused (asked for, or worth relaunching: the team is paused and meta alerted), or
  * failed (the lifecycle fails with the reason, and meta is alerted). A codebase a read-only team modified
- * is never complete.
+ * is never complete. A run stopped because the launch no longer held the team (fenced) leaves it as it is.
  */
 export async function decideOutcome(launch: Launch, prepared: PreparedRun, ended: EndedRun): Promise<LaunchDecision> {
   const { team, archetype, watch } = launch;
@@ -83,6 +83,12 @@ export async function decideOutcome(launch: Launch, prepared: PreparedRun, ended
   if (settled?.outcome === 'waiting' && changes.length === 0) {
     // The agent's part is done for now: meta's turn (a review, a merge), or the next question's.
     return { ...decided, outcome: 'waiting', next: settled.next };
+  }
+  if (ended.stop?.kind === 'fenced') {
+    // This launch may no longer hold the team (its host fenced, or the team moved on): it is left as it is,
+    // for whichever host runs it next — a pause or a failure written from here would stop that host's agent,
+    // and a pause no launch of its own made is never resumed by itself.
+    return { ...decided, outcome: 'paused', reason: verdict.message };
   }
   if (decided.finalState === 'paused' || (ended.stop?.kind === 'paused' && lifecycle.snapshot.status === 'active')) {
     // Stopped because the team was paused: if it was resumed while the agent was stopping, it is simply

@@ -40,6 +40,7 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
       outcome: 'interrupted',
       message: stop.kind === 'paused' ? STOPPED_FOR_PAUSE : 'stopped by Ctrl-C or SIGTERM',
     };
+  if (stop?.kind === 'fenced') return { outcome: 'interrupted', message: stop.message };
   if (stop?.kind === 'timeout') return { outcome: 'timeout', message: stop.message };
   if (stop?.kind === 'limit') return { outcome: stop.outcome, message: stop.message };
   if (stop?.kind === 'hopeless') return stop.verdict;

@@ -24,6 +24,8 @@ import { RunStream } from './run-stream.js';
 export type StopReason =
   | { kind: 'paused' }
   | { kind: 'interrupted' }
+  /** The launch may no longer hold the team (LaunchFenced, or the team moved to another host): left as it is. */
+  | { kind: 'fenced'; message: string }
   | { kind: 'timeout'; message: string }
   | { kind: 'limit'; outcome: 'max-turns' | 'budget' | 'timeout'; message: string }
   /** The stream said something no retry of the CLI's will mend (a rejected key): StreamStats.hopeless. */

@@ -4,10 +4,12 @@ import type { NetworkRunRecord } from '../../../core/schema/network-policy.js';
 import type { TeamLifecycle } from '../../../engine/actors/lifecycle-types.js';
 import { waitAtMost } from '../../../infra/repeat.js';
 import type { Launch } from '../launch.js';
+import { LaunchFenced } from '../launch-options.js';
 import type { StreamStats } from '../presets/agent-preset.js';
 import type { AgentExit } from './agent-process.js';
 import { readRefusedCompletion } from './refused-completion.js';
 import type { RunningAgent, StopReason } from './running-agent.js';
+import { teamLeftHere } from './team-left.js';
 
 /** One attempt of the run once its agent has exited and its events are applied: what it left. */
 export interface EndedAttempt {
@@ -39,7 +41,8 @@ export interface EndedRun extends EndedAttempt {
 
 /**
  * Supervise the agent until it exits: keep consuming the inbox while it runs; stop it on pause, timeout,
- * a limit or interruption. Then its stream is closed and the lifecycle read as it left it.
+ * a limit or interruption, or once the launch may no longer hold its team (fenced, or the team moved to
+ * another host). Then its stream is closed and the lifecycle read as it left it.
  */
 export async function superviseAgent(launch: Launch, agent: RunningAgent): Promise<EndedAttempt> {
   const { options, started } = launch;
@@ -47,33 +50,59 @@ export async function superviseAgent(launch: Launch, agent: RunningAgent): Promi
   let exited = false;
   const supervised = agent.process;
   void supervised.exited.then(() => (exited = true));
-  const deadline = options.timeoutSeconds ? started + options.timeoutSeconds * 1000 : Number.POSITIVE_INFINITY;
-  const wallLimit = limits.maxMinutes ? started + limits.maxMinutes * 60_000 : Number.POSITIVE_INFINITY;
-  while (!exited) {
-    await waitAtMost(supervised.exited, options.pollMs ?? 200);
-    const lifecycle = await launch.watch.catchUp();
-    if (exited) break;
-    agent.noticeSilentWait();
-    if (lifecycle.snapshot.value === 'paused') agent.stop ??= { kind: 'paused' };
-    else if (Date.now() > deadline)
-      agent.stop ??= { kind: 'timeout', message: `the agent timed out after ${options.timeoutSeconds} s (--timeout)` };
-    else if (Date.now() > wallLimit)
-      agent.stop ??= {
-        kind: 'limit',
-        outcome: 'timeout',
-        message: `reached the wall-time limit (${limits.maxMinutes} min)`,
-      };
-    else if (options.signal?.aborted) agent.stop ??= { kind: 'interrupted' };
-    if (agent.stop) {
-      launch.phases.step({ type: 'STOP', reason: agent.stop.kind });
-      await supervised.stop();
-      break;
+  let stopping: Promise<unknown> | undefined;
+  const stop = () => {
+    if (!stopping) {
+      launch.phases.step({ type: 'STOP', reason: agent.stop!.kind });
+      stopping = supervised.stop();
     }
+    return stopping;
+  };
+  // An interruption is acted on at once, not at the next look: a look waits on the store, which a fenced
+  // host cannot reach — and its agent must be gone before the others may take the team over.
+  const interrupted = () => {
+    agent.stop ??= stopOnAbort(options.signal!.reason);
+    void stop();
+  };
+  options.signal?.addEventListener('abort', interrupted);
+  try {
+    if (options.signal?.aborted) interrupted();
+    const deadline = options.timeoutSeconds ? started + options.timeoutSeconds * 1000 : Number.POSITIVE_INFINITY;
+    const wallLimit = limits.maxMinutes ? started + limits.maxMinutes * 60_000 : Number.POSITIVE_INFINITY;
+    while (!exited && !stopping) {
+      await waitAtMost(supervised.exited, options.pollMs ?? 200);
+      const lifecycle = await launch.watch.catchUp();
+      if (exited) break;
+      agent.noticeSilentWait();
+      const left = await teamLeftHere(launch);
+      if (lifecycle.snapshot.value === 'paused') agent.stop ??= { kind: 'paused' };
+      else if (left !== undefined) agent.stop ??= { kind: 'fenced', message: left };
+      else if (Date.now() > deadline)
+        agent.stop ??= {
+          kind: 'timeout',
+          message: `the agent timed out after ${options.timeoutSeconds} s (--timeout)`,
+        };
+      else if (Date.now() > wallLimit)
+        agent.stop ??= {
+          kind: 'limit',
+          outcome: 'timeout',
+          message: `reached the wall-time limit (${limits.maxMinutes} min)`,
+        };
+      else if (options.signal?.aborted) agent.stop ??= stopOnAbort(options.signal.reason);
+      if (agent.stop) void stop();
+    }
+    await stopping;
+  } finally {
+    options.signal?.removeEventListener('abort', interrupted);
   }
   // An interruption that arrived while the agent was exiting still means "pause", never "failed".
-  if (!agent.stop && options.signal?.aborted) agent.stop = { kind: 'interrupted' };
+  if (!agent.stop && options.signal?.aborted) agent.stop = stopOnAbort(options.signal.reason);
   return endAttempt(launch, agent);
 }
+
+/** Why the launcher stops an agent whose launch was aborted: fenced (LaunchFenced), or interrupted. */
+const stopOnAbort = (reason: unknown): StopReason =>
+  reason instanceof LaunchFenced ? { kind: 'fenced', message: reason.message } : { kind: 'interrupted' };
 
 /** The agent has exited and its events are applied: its stream is closed, and the lifecycle read as the attempt left it. */
 async function endAttempt(launch: Launch, agent: RunningAgent): Promise<EndedAttempt> {
