@@ -235,6 +235,8 @@ export type { TakenWork } from './ports/dispatch-queue.js';
 export type { HeardHost, HostDirectory } from './ports/host-directory.js';
 /** A server's touch with the store, as the failover's tests give it one (in touch, or back from an outage). */
 export { StoreContact } from './apps/hosts/store-contact.js';
+/** What a fenced host's server aborts its launches with, as the dispatcher's tests fence one. */
+export { LaunchFenced } from './apps/launch/launch-options.js';
 export { serveFederation } from './apps/serve/serve-federation.js';
 export { serveLeases } from './apps/serve/serve-lease.js';
 /** What a server does after a worktree team's launch for a move to another host: its commit recorded, its branch pushed. */

@@ -6,6 +6,7 @@ import {
   type ServeConfig,
 } from '../../core/schema/host.js';
 import type { HeardHost } from '../../ports/host-directory.js';
+import { BREAK_HEARTBEATS } from './store-contact.js';
 
 /** A host as the others see it: its server renews its record (alive), stopped on purpose, or went silent (lost). */
 export type HostState = 'alive' | 'stopped' | 'lost';
@@ -25,9 +26,37 @@ export function workAckWaitMs(serve: ServeConfig | undefined): number {
  * three of that host's own heartbeats (each server says how often it renews).
  */
 export function lostAfterMs(serve: ServeConfig | undefined, host: HeardHost): number {
-  return (
-    (serve?.hostLostAfter && parseDuration(serve.hostLostAfter)) || LOST_AFTER_HEARTBEATS * host.record.heartbeatMs
-  );
+  return lostAfterOf(serve, host.record.heartbeatMs);
+}
+
+const lostAfterOf = (serve: ServeConfig | undefined, everyMs: number) =>
+  (serve?.hostLostAfter && parseDuration(serve.hostLostAfter)) || LOST_AFTER_HEARTBEATS * everyMs;
+
+/** Room left after an agent's stop for timers firing late: the fence must fall strictly before a loss. */
+const FENCE_MARGIN_MS = 1_000;
+
+/** How long this host may go unheard before the others take it for lost, as it reckons (its config stands for theirs). */
+export function ownLostAfterMs(serve: ServeConfig | undefined): number {
+  return lostAfterOf(serve, heartbeatMs(serve));
+}
+
+/**
+ * The shortest hostLostAfter that leaves room to fence: the agents' stop (`stopMs`), the margin, and a late
+ * heartbeat's time (less, and a store merely slow would stop every agent).
+ */
+export function leastLostAfterMs(serve: ServeConfig | undefined, stopMs: number): number {
+  return stopMs + FENCE_MARGIN_MS + heartbeatMs(serve) * BREAK_HEARTBEATS;
+}
+
+/**
+ * Fencing: how long after sending its last heartbeat that was written a server goes on with its agents while
+ * no later one is written (the store out of its reach). Another host may take it for lost — and run its
+ * teams — once it has been unheard for lostAfter, so its agents must be gone before then: stopped
+ * (`stopMs`: their grace, then killed), with a margin. Undefined when hostLostAfter leaves no room for that.
+ */
+export function fenceAfterMs(serve: ServeConfig | undefined, stopMs: number): number | undefined {
+  const lostMs = ownLostAfterMs(serve);
+  return lostMs > leastLostAfterMs(serve, stopMs) ? lostMs - stopMs - FENCE_MARGIN_MS : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Beats land one heartbeat apart; an answer more than half a heartbeat later than that means the store
  * (or this server: a blocked event loop, a write held through a reconnect) was away meanwhile.
  */
-const BREAK_HEARTBEATS = 1.5;
+export const BREAK_HEARTBEATS = 1.5;
 
 /**
  * Since when a server has been in unbroken touch with the federation's store, as its own requests show:

@@ -5,6 +5,7 @@ import type { Federation } from '../../engine/context.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { wakeLatch } from '../../infra/watch/wake-latch.js';
 import { accountOf } from '../launch/account-limit.js';
+import { LaunchFenced } from '../launch/launch-options.js';
 import { STOPPED_FOR_PAUSE } from '../launch/judge/run-outcome.js';
 import { teamLaunchConfig } from '../launch/team-agent.js';
 import { refuseOverBudget } from '../launch/prepare/federation-budget.js';
@@ -111,6 +112,8 @@ export class Dispatcher {
   private dirtyAll = true;
   private readonly dirty = new Set<string>();
   private dispatching = true;
+  /** Fenced (`fence`): no agent starts until `unfence`. */
+  private fenced = false;
   private budgetRefusal: { message: string; until: number } | undefined;
   /** The last failure said, so one that repeats is said once. */
   private lastWarning: string | undefined;
@@ -214,6 +217,23 @@ export class Dispatcher {
     return stopped;
   }
 
+  /**
+   * Fencing (host-fence.ts): this host may soon be taken for lost, so its agents are stopped — each launch
+   * aborted with `reason`, which leaves its team as it is for whichever host runs it next — and none starts
+   * until `unfence`. Returns the teams whose agents are stopped.
+   */
+  fence(reason: LaunchFenced): string[] {
+    this.fenced = true;
+    for (const running of this.running.values()) running.controller.abort(reason);
+    return [...this.running.keys()];
+  }
+
+  /** The fence lifted (the host heard again): every team is judged again, and dispatched as before. */
+  unfence(): void {
+    this.fenced = false;
+    this.changed();
+  }
+
   private async judgeChanged(): Promise<void> {
     const registry = await this.fed.backend.registry.read();
     const judged = this.dirtyAll ? registry.teams : registry.teams.filter((t) => this.dirty.has(t.domainId));
@@ -261,7 +281,7 @@ export class Dispatcher {
 
   /** Whether an agent more may start now. */
   hasCapacity(): boolean {
-    return this.dispatching && this.running.size < this.options.capacity;
+    return this.dispatching && !this.fenced && this.running.size < this.options.capacity;
   }
 
   /** Resolves once an agent ended (or after `ms`). */
@@ -301,7 +321,7 @@ export class Dispatcher {
     const waiting = [...this.queue.values()].sort((a, b) => a.since - b.since);
     if (waiting.length > 0 && !(await this.budgetAllows(now))) return;
     for (const work of waiting) {
-      if (!this.dispatching) return;
+      if (!this.dispatching || this.fenced) return;
       const team = work.candidate.team.domainId;
       const at = this.startAt(work);
       if (at > now) {
@@ -365,7 +385,8 @@ export class Dispatcher {
       .catch((error: unknown): LaunchEnd => ({ ok: false, reason: (error as Error).message }))
       .then(async (end) => {
         clearInterval(working);
-        const retryInMs = this.ended(team, end, started, account);
+        const fenced = controller.signal.reason instanceof LaunchFenced;
+        const retryInMs = this.ended(team, end, started, account, fenced);
         // Settled before the team is judged again: what is left of its work is then offered anew.
         if (taken) await this.settle(taken, retryInMs);
         this.changed(team);
@@ -396,7 +417,13 @@ export class Dispatcher {
   }
 
   /** Bookkeeping of a launch's end; returns the backoff (ms) before its team is tried again, if it is. */
-  private ended(team: string, end: LaunchEnd, started: number, account: string | undefined): number | undefined {
+  private ended(
+    team: string,
+    end: LaunchEnd,
+    started: number,
+    account: string | undefined,
+    fenced: boolean,
+  ): number | undefined {
     this.running.delete(team);
     const at = new Date().toISOString();
     const durationMs = Date.now() - started;
@@ -417,6 +444,12 @@ export class Dispatcher {
     }
     const resumeAt = end.ok ? end.result.resumeAt : null;
     if (account) this.ramp.ended(account, resumeAt !== null && Date.parse(resumeAt) > Date.now());
+    if (fenced) {
+      // Stopped because this host could not hold the team, no fault of the team's: nothing to back off from,
+      // and its taken work goes back to the queue at once, for any host.
+      this.backoff.delete(team);
+      return 0;
+    }
     const finished = end.ok && (end.result.outcome === 'complete' || end.result.outcome === 'waiting');
     // Paused until a known reset, paused by a person (their resume relaunches it at once), or failed (a
     // person retries it): nothing to back off from.

@@ -6,6 +6,7 @@ import { waitAtMost } from '../../infra/repeat.js';
 import type { HostDirectory } from '../../ports/host-directory.js';
 import { heartbeatMs, hostState } from '../hosts/host-liveness.js';
 import type { StoreContact } from '../hosts/store-contact.js';
+import type { HostFence } from './host-fence.js';
 
 export interface HeartbeatOptions {
   host: string;
@@ -14,6 +15,8 @@ export interface HeartbeatOptions {
   running: () => string[];
   /** This server's touch with the store, told of every renewal written, or not. */
   contact: StoreContact;
+  /** The fence of this host's agents, told of every renewal written (none when hostLostAfter leaves no room). */
+  fence?: HostFence;
   /** After each renewal (or failed one): what else the server does on the heartbeat (lost hosts, failover). */
   onBeat: () => Promise<void>;
   onWarning: (text: string) => void;
@@ -37,7 +40,7 @@ export async function startHeartbeat(fed: Federation, options: HeartbeatOptions)
   if (!directory) return undefined;
   await refuseNameTaken(fed, directory, options.host);
   const everyMs = heartbeatMs(fed.config.serve);
-  const { contact } = options;
+  const { contact, fence } = options;
   const startedAt = fed.now().toISOString();
   const record = (stoppedAt: string | null): HostRecord => ({
     name: options.host,
@@ -50,17 +53,22 @@ export async function startHeartbeat(fed: Federation, options: HeartbeatOptions)
     heartbeatMs: everyMs,
     stoppedAt,
   });
-  await directory.put(record(null));
-  contact.answered(fed.now());
+  const renew = async () => {
+    const sentAt = Date.now();
+    await directory.put(record(null));
+    contact.answered(fed.now());
+    fence?.written(sentAt, Date.now());
+  };
+  await renew();
   let failing: string | undefined;
   const beat = async () => {
     try {
-      await directory.put(record(null));
-      contact.answered(fed.now());
+      await renew();
       failing = undefined;
     } catch (error) {
       contact.failed();
-      // The server goes on (its agents do not need the record); the others will see this host as lost.
+      // The server goes on; unless a later one is written, the others will see this host as lost (and its
+      // fence stops its agents before they may).
       const text = `host ${options.host}'s heartbeat was not written to ${directory.location}: ${(error as Error).message}`;
       if (failing !== text) options.onWarning(text);
       failing = text;
@@ -73,6 +81,7 @@ export async function startHeartbeat(fed: Federation, options: HeartbeatOptions)
   return {
     async stop(stopped) {
       clearInterval(timer);
+      fence?.stop();
       // A store that cannot be reached (its broker down) holds a write until it reconnects: that must not
       // keep the server from stopping. The others then see this host lost, after serve.hostLostAfter.
       let beaten = false;

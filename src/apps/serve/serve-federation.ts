@@ -7,6 +7,7 @@ import { sharedChanges } from '../../engine/federation/shared-changes.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { launchTeam } from '../launch/launch-team.js';
 import { SpareWatchdogs } from '../launch/supervise/spare-watchdogs.js';
+import { DEFAULT_GRACE_MS } from '../launch/supervise/agent-process.js';
 import { runMonitor } from '../monitor/run-monitor.js';
 import { makeLaunchable } from '../run/make-launchable.js';
 import { refuseUnrunnableAgent } from '../run/refuse-agent-option.js';
@@ -18,6 +19,7 @@ import { ScheduleRunner } from './schedule-runner.js';
 import { acquireServeLease } from './serve-lease.js';
 import { startHeartbeat } from './host-heartbeat.js';
 import { hostWatch } from './host-watch.js';
+import { fenceAgents } from './host-fence.js';
 import { Placement } from './placement.js';
 import { keepTeamWhileLaunching } from '../hosts/keep-team-while-launching.js';
 import { heartbeatMs, workAckWaitMs } from '../hosts/host-liveness.js';
@@ -195,15 +197,18 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     currentConfig = () => config.current();
     const stopDispatching = AbortSignal.any([options.signal, background.signal]);
     await feed.ready;
-    // On a federation shared across machines: this host announced, renewed, and the other hosts watched.
+    // On a federation shared across machines: this host announced, renewed, and the other hosts watched;
+    // its agents stopped should its heartbeat go unwritten long enough for the others to take it over.
+    const warn = (text: string) => emit({ kind: 'warning', at: now(), text });
     const contact = new StoreContact(heartbeatMs(fed.config.serve));
     const heartbeat = await startHeartbeat(fed, {
       host,
       capacity,
       running: () => dispatcher.runningTeams(),
       contact,
+      fence: fenceAgents(fed, host, options.graceMs ?? DEFAULT_GRACE_MS, dispatcher, warn),
       onBeat: hostWatch(fed, host, contact, emit),
-      onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
+      onWarning: warn,
     });
     // Stopped first: the host is marked stopped (not lost) only when the server stops as asked.
     stops.push(() =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HeardHost } from 'fed';
-import { heartbeatMs, hostState, lostAfterMs } from '../../../src/apps/hosts/host-liveness.js';
+import { fenceAfterMs, heartbeatMs, hostState, lostAfterMs } from '../../../src/apps/hosts/host-liveness.js';
 
 /** A host's liveness is the age of its record's last write, by the reader's clock, against a few of its heartbeats. */
 describe('host liveness', () => {
@@ -50,6 +50,15 @@ describe('host liveness', () => {
     expect(hostState(undefined, host(), after(39_001), back).state).toBe('lost');
     // In touch all along: the record's age alone.
     expect(hostState(undefined, host(), after(15_001), after(-60_000)).state).toBe('lost');
+  });
+
+  it("fences a host's agents early enough to have them stopped before a loss, or not at all when that leaves no room", () => {
+    // Lost after 15 s; agents stopped within 6 s: fenced 8 s after the last heartbeat written, a second to spare.
+    expect(fenceAfterMs(undefined, 6_000)).toBe(8_000);
+    expect(fenceAfterMs({ heartbeat: '500ms', hostLostAfter: '8s' }, 6_000)).toBe(1_000);
+    // Within a late heartbeat's time (7.5 s), a store merely slow would stop every agent: no fencing.
+    expect(fenceAfterMs({ hostLostAfter: '14s' }, 6_000)).toBeUndefined();
+    expect(fenceAfterMs({ heartbeat: '500ms', hostLostAfter: '2s' }, 6_000)).toBeUndefined();
   });
 
   it('never has a negative age when the reader’s clock is behind the store’s', () => {

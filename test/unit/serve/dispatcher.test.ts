@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openFederation, sendSignal } from 'fed';
 import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
-import type { TakenWork } from 'fed/testing';
+import { LaunchFenced, type TakenWork } from 'fed/testing';
 import { waitFor } from '../../helpers/fixture-process.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
@@ -119,6 +119,46 @@ describe('Dispatcher after a person paused a running team', () => {
     expect(dispatcher.state().running.map((r) => r.team)).toEqual(['api']);
     stop.abort();
     await running;
+  });
+});
+
+describe('Dispatcher fenced: its host unheard so long that the others may soon take it for lost', () => {
+  it('stops every launch with the fence as the reason, starts none until the fence is lifted, then at once', async () => {
+    const fed = await federationWithWork(['api']);
+    const reasons: unknown[] = [];
+    let launches = 0;
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      backoffMs: 60_000,
+      onEvent: () => undefined,
+      // Each launch runs until aborted, then ends as a fenced launch does: its team left as it was.
+      launch: (_candidate, signal) => {
+        launches++;
+        return new Promise<LaunchEnd>((resolve) =>
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            resolve({ ok: true, result: { outcome: 'paused', state: 'preparing', reason: 'fenced', resumeAt: null } });
+          }),
+        );
+      },
+    });
+    const stop = new AbortController();
+    const running = dispatcher.run(stop.signal);
+    await waitFor(() => launches === 1, 10_000, 'api launched');
+    const fence = new LaunchFenced('host alpha out of touch');
+    expect(dispatcher.fence(fence)).toEqual(['api']);
+    expect(reasons).toEqual([fence]);
+    // Its work is still there, but waits: nothing starts on a fenced host.
+    await waitFor(() => dispatcher.state().queued.length === 1, 10_000, 'api judged again');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(dispatcher.state().running).toEqual([]);
+    expect(launches).toBe(1);
+    // Lifted: launched again at once, no backoff for an end that was no fault of the team's.
+    dispatcher.unfence();
+    await waitFor(() => launches === 2, 10_000, 'api launched again, without a backoff');
+    stop.abort();
+    await running;
+    await dispatcher.stop(0, new AbortController().signal);
   });
 });
 

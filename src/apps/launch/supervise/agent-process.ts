@@ -14,6 +14,14 @@ import { receiveListener } from '../../../infra/process/listener-channel.js';
 import { watchdogScript, type SpareLaunch, type SpareWatchdogs } from './spare-watchdogs.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, type SandboxInit } from './agent-stop.js';
 
+/** How long a stop waits for a graceful exit before SIGKILL, unless the launch says. */
+export const DEFAULT_GRACE_MS = 5_000;
+/** How much later than its grace the group is killed here, should the watchdog (which kills at the grace) not. */
+const WATCHDOG_LATE_MS = 1_000;
+
+/** The longest a stop with `graceMs` of grace takes until the agent is killed (what fencing must leave room for). */
+export const stopTakesAtMostMs = (graceMs: number): number => graceMs + WATCHDOG_LATE_MS;
+
 /**
  * One agent process: started from an argument array (never a shell) under the watchdog
  * (`agent-watchdog.ts`, leader of the agent's own process group, which stops the agent if the launcher
@@ -132,7 +140,7 @@ export class AgentProcess {
     if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
     const program = findProgram(file, options);
     const wrapper = options.wrapper?.(program);
-    const graceMs = options.graceMs ?? 5_000;
+    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     mkdirSync(dirname(options.logFile), { recursive: true });
     // The agent's stderr: never a link the agent planted (it would write the file it points at) nor a
     // FIFO (the open would hang) — openForAppend refuses both.
@@ -229,7 +237,7 @@ export class AgentProcess {
           if (sandboxed) void signalSandbox(this.pid, 'SIGKILL', running);
           else this.signalGroup('SIGKILL');
         },
-        this.supervision === 'watchdog' ? this.graceMs + 1_000 : this.graceMs,
+        this.supervision === 'watchdog' ? this.graceMs + WATCHDOG_LATE_MS : this.graceMs,
       );
       try {
         return await this.exited;
