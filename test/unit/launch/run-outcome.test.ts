@@ -39,6 +39,12 @@ describe('run outcomes', () => {
       ).outcome,
     ).toBe('budget');
     expect(runOutcome(input({ stop: { kind: 'paused' } })).outcome).toBe('interrupted');
+    // Fenced (its host out of touch, or the team moved away): interrupted, saying why.
+    const fenced = { kind: 'fenced', message: 'stopped: host beta unheard' } as const;
+    expect(runOutcome(input({ stop: fenced, exit: { code: null, signal: 'SIGTERM' } }))).toEqual({
+      outcome: 'interrupted',
+      message: 'stopped: host beta unheard',
+    });
   });
 
   it('a documented exit code counts when the stream said nothing (gemini 53 = turn limit)', () => {
