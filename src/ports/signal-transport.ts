@@ -268,6 +268,17 @@ export interface SignalTransport {
    * the same second, type and subject.
    */
   send(message: SignalMessage, route: SendRoute, options?: TransportSendOptions): Promise<SentSignal>;
+  /**
+   * `send` in two steps: first what a send along `route` would refuse for a reason the caller can fix is
+   * checked (file-signal-v1: the recipient's workspace and inbox, the sender's outbox — missing, outside the
+   * root, through a link, a file where a box belongs), then the returned send delivers along it as `send`
+   * does. A caller that writes something of its own for a send (its id claim) prepares before that write, so
+   * a refused send leaves no trace; the checks are not repeated by the send.
+   */
+  prepareSend(
+    route: SendRoute,
+    options?: TransportWriteOptions,
+  ): Promise<(message: SignalMessage, options?: TransportSendOptions) => Promise<SentSignal>>;
   inbox(party: SignalParty, options?: InboxOptions): SignalInbox;
   outbox(party: SignalParty): SignalOutbox;
   /** Create whatever a party needs before its first signal (file-signal-v1: its two box folders). Idempotent. */

@@ -31,6 +31,20 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       });
     });
 
+    it('a prepared send delivers along its route, as many signals as it is given, each once', async () => {
+      const fed = await makeFederation(['alpha']);
+      const alpha = party(fed.teams.alpha!);
+      const send = await fed.backend.signals.prepareSend({ from: fed.meta, to: alpha });
+      const first = message('meta', 'alpha', { subject: 'one' });
+      const sent = [await send(first), await send(message('meta', 'alpha', { subject: 'two' }))];
+      expect(sent.map((s) => s.delivered)).toEqual([true, true]);
+      expect(await send(first, { idempotent: true })).toMatchObject({ delivered: false, file: sent[0]!.file });
+      const inbox = await fed.backend.signals.inbox(alpha).list();
+      expect(inbox.signals.map((s) => s.message.subject)).toEqual(['one', 'two']);
+      const outbox = await fed.backend.signals.outbox(fed.meta).list();
+      expect(outbox.signals.map((s) => s.message.subject)).toEqual(['one', 'two']);
+    });
+
     it('never clobbers: signals with the same second, type and subject all arrive', async () => {
       const fed = await makeFederation(['alpha']);
       const alpha = party(fed.teams.alpha!);

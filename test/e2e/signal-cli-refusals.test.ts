@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeRegistryStatus } from 'fed/testing';
@@ -117,6 +117,19 @@ describe('fed signal send refuses bad input (built CLI)', () => {
       },
     );
     expect(own, own.stderr).toMatchObject({ code: 0 });
+  });
+
+  it('refuses a recipient whose inbox is a file: exit 2, naming it, and no delivery record of the refused id', async () => {
+    const fed = await signalFederation(['docs']);
+    const inbox = fed.team('docs').inbox;
+    rmSync(inbox, { recursive: true });
+    writeFileSync(inbox, 'not a folder');
+    const delivery = join(fed.root, '.fed', 'delivery');
+    const before = entries(delivery);
+    const result = await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${inbox}: a part of it is a file where fed expects a directory`);
+    expect(entries(delivery)).toEqual(before);
   });
 
   it('refuses a missing required option with usage help (exit 2)', async () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { type Federation, initFederation, onboardTeam, openFederation, sendSignal, type SignalTransport } from 'fed';
 import {
   acquireLock,
   getTeam,
@@ -28,14 +28,42 @@ async function federation(): Promise<{ root: string; inbox: string }> {
 
 const signalFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json'));
 
+/**
+ * The federation at `root`, where `meanwhile` runs once a send's route is checked and before it delivers:
+ * what a box that breaks during a send does (an I/O error the checks could not foresee).
+ */
+function breakingAfterChecks(root: string, meanwhile: () => void): Federation {
+  const opened = openFederation(root);
+  const signals: SignalTransport = Object.create(opened.backend.signals, {
+    prepareSend: {
+      value: async (...args: Parameters<SignalTransport['prepareSend']>) => {
+        const send = await opened.backend.signals.prepareSend(...args);
+        meanwhile();
+        return send;
+      },
+    },
+  });
+  return openFederation(root, { backend: { ...opened.backend, signals } });
+}
+
+/** `dir` (a folder) set aside and a file put where it was; the returned function puts it back. */
+function fileInsteadOf(dir: string): () => void {
+  renameSync(dir, `${dir}.away`);
+  writeFileSync(dir, 'not a folder');
+  return () => {
+    rmSync(dir);
+    renameSync(`${dir}.away`, dir);
+  };
+}
+
 describe('retries of one send (same --id)', () => {
   it('an outbox copy that fails after delivery says the signal was delivered and gives the id; the retry completes it without a second delivery', async () => {
     const { root, inbox } = await federation();
     const outbox = workspacePaths(root).outbox;
-    renameSync(outbox, `${outbox}.away`);
-    writeFileSync(outbox, 'not a folder');
+    let restore = () => {};
     const request = { to: 'docs', type: 'directive', subject: 'work' };
-    const error = await sendSignal(openFederation(root), request, { durable: false }).then(
+    const federationBreaking = breakingAfterChecks(root, () => (restore = fileInsteadOf(outbox)));
+    const error = await sendSignal(federationBreaking, request, { durable: false }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -47,12 +75,27 @@ describe('retries of one send (same --id)', () => {
       ),
     );
     expect(signalFiles(inbox)).toHaveLength(1);
-    rmSync(outbox);
-    renameSync(`${outbox}.away`, outbox);
+    restore();
     const retry = await sendSignal(openFederation(root), { ...request, id: signalId }, { durable: false });
     expect(retry.delivered).toBe(false);
     expect(signalFiles(inbox)).toHaveLength(1);
     expect(signalFiles(outbox)).toEqual([retry.file]);
+  });
+
+  it('a send whose delivery fails after its id was claimed keeps the claim: the retry with the id delivers it once', async () => {
+    const { root, inbox } = await federation();
+    let restore = () => {};
+    const request = { to: 'docs', type: 'directive', subject: 'work', id: ID };
+    const failing = breakingAfterChecks(root, () => (restore = fileInsteadOf(inbox)));
+    await expect(sendSignal(failing, request, { durable: false })).rejects.toMatchObject({ code: 'ENOTDIR' });
+    expect(readdirSync(join(root, '.fed', 'delivery'))).toEqual([`${ID}.sent.json`]);
+    restore();
+    expect(signalFiles(inbox)).toEqual([]);
+    const retry = await sendSignal(openFederation(root), request, { durable: false });
+    expect(retry.delivered).toBe(true);
+    expect(signalFiles(inbox)).toEqual([retry.file]);
+    const again = await sendSignal(openFederation(root), request, { durable: false });
+    expect(again).toMatchObject({ delivered: false, file: retry.file });
   });
 
   it('a retry waits for a retry of the same id that is still running, then finds its copy', async () => {

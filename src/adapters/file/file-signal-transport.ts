@@ -12,7 +12,7 @@ import type { SignalParty } from '../../core/resolve-party.js';
 import { toJsonText } from '../../core/json-text.js';
 import { SIGNAL_PROTOCOL, type SignalBox, type SignalMessage } from '../../core/schema/signal.js';
 import type { CheckedWorkspaces } from '../checked-workspaces.js';
-import { partyWorkspace } from './signals/resolve-workspace.js';
+import { partyWorkspace, type SignalWorkspace } from './signals/resolve-workspace.js';
 import { deliverSignal } from './signals/send-signal.js';
 import { censusOfBoxes } from './box-census.js';
 import { signalFileName } from './signals/signal-file-name.js';
@@ -40,26 +40,39 @@ export class FileSignalTransport implements SignalTransport {
   }
 
   async send(message: SignalMessage, route: SendRoute, options: TransportSendOptions = {}): Promise<SentSignal> {
-    const recipient = partyWorkspace(this.root, route.to, (entry, paths) =>
-      this.workspaces.beforeWrite(entry, paths.inbox),
+    return (await this.prepareSend(route, options))(message, options);
+  }
+
+  /**
+   * The recipient's inbox and the sender's outbox, each checked as a write into its workspace is, and made
+   * when missing — so a file where a box belongs is refused here too (ENOTDIR), not by the send's first write.
+   */
+  async prepareSend(route: SendRoute, options: TransportWriteOptions = {}): ReturnType<SignalTransport['prepareSend']> {
+    const recipient = this.boxForWrite(route.to, 'inbox', options);
+    const sender = this.boxForWrite(route.from, 'outbox', options);
+    return (message, sendOptions = {}) => {
+      const earlier = !sendOptions.idempotent ? 'none' : sendOptions.claimed ? 'same-name' : 'same-subject';
+      const firstName =
+        sendOptions.firstSentAt === undefined
+          ? undefined
+          : signalFileName({ ...message, timestamp: sendOptions.firstSentAt });
+      return deliverSignal(
+        recipient,
+        sender,
+        { message, text: toJsonText(message) },
+        { earlier, firstName },
+        { durable: sendOptions.durable ?? true },
+      );
+    };
+  }
+
+  /** The party's workspace, once its `box` folder passed the check before a write (see prepareSend). */
+  private boxForWrite(party: SignalParty, box: SignalBox, options: TransportWriteOptions): SignalWorkspace {
+    const workspace = partyWorkspace(this.root, party, (entry, paths) =>
+      this.workspaces.folderForWrite(entry, paths[box], options),
     );
-    if (recipient.entry === undefined) this.workspaces.meta.beforeWrite(recipient.inbox);
-    const sender = partyWorkspace(this.root, route.from, (entry, paths) =>
-      this.workspaces.beforeWrite(entry, paths.outbox),
-    );
-    if (sender.entry === undefined) this.workspaces.meta.beforeWrite(sender.outbox);
-    const earlier = !options.idempotent ? 'none' : options.claimed ? 'same-name' : 'same-subject';
-    const firstName =
-      options.firstSentAt === undefined ? undefined : signalFileName({ ...message, timestamp: options.firstSentAt });
-    return deliverSignal(
-      recipient,
-      sender,
-      { message, text: toJsonText(message) },
-      { earlier, firstName },
-      {
-        durable: options.durable ?? true,
-      },
-    );
+    if (workspace.entry === undefined) this.workspaces.meta.folderForWrite(workspace[box], options);
+    return workspace;
   }
 
   inbox(party: SignalParty, options: InboxOptions = {}): FileSignalInbox {

@@ -104,6 +104,11 @@ export class JetStreamSignalTransport implements SignalTransport {
     return { message: stored, file: String(ack.seq), inboxPath: path, outboxPath: path, delivered };
   }
 
+  /** Nothing to check: every party's subject is in the one stream, which exists once the backend is open. */
+  async prepareSend(route: SendRoute): ReturnType<SignalTransport['prepareSend']> {
+    return (message, options) => this.send(message, route, options);
+  }
+
   inbox(party: SignalParty, _options?: InboxOptions): SignalInbox {
     return new JetStreamInbox(this.streams, this.names, party, this.where);
   }

@@ -83,13 +83,17 @@ export async function sendSignal(
   const { recipient, sender } = checked;
   const built = buildMessage(request, sender.id, recipient.id, timestamp);
   const durable = options.durable ?? true;
+  // What the transport would refuse (a recipient's missing workspace, a linked box) is refused before the id is
+  // claimed: a refused send leaves no claim behind (src/ports/signal-transport.ts, prepareSend).
+  const send = await backend.signals.prepareSend({ from: sender, to: recipient }, { durable });
   // A retry passes when the id was first sent, so the transport looks for that send's copies first.
   const publish = (message: SignalMessage, claimed: boolean, firstSentAt?: string) =>
-    backend.signals.send(
-      message,
-      { from: sender, to: recipient },
-      { durable, idempotent: request.id !== undefined, claimed, ...(firstSentAt !== undefined && { firstSentAt }) },
-    );
+    send(message, {
+      durable,
+      idempotent: request.id !== undefined,
+      claimed,
+      ...(firstSentAt !== undefined && { firstSentAt }),
+    });
   // The delivery facts (#16): the id claimed and the reply target checked before anything is published —
   // or, for an id made here, which no other send can hold, while it is published where that saves a round trip.
   const records = await recordSend(

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { validate as isUuid, version as uuidVersion } from 'uuid';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +15,7 @@ import { FedError, listSignals, onboardTeam, openFederation, updateRegistry } fr
 import { federationPaths, readRegistry, writeRegistryStatus } from 'fed/testing';
 import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/core/schema/signal.js';
 import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
-import { entries, signalFederation } from '../../helpers/signal-federation.js';
+import { entries, signalFederation, type SignalFederation } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const fast = { durable: false };
@@ -23,6 +32,18 @@ function snapshot(dir: string): Record<string, string> {
   };
   walk(dir);
   return files;
+}
+
+/** `path` (a folder) replaced by a file. */
+function replaceWithFile(path: string): void {
+  rmSync(path, { recursive: true });
+  writeFileSync(path, 'not a folder');
+}
+
+/** `path` (a folder) replaced by a symbolic link to `target`. */
+function replaceWithLink(path: string, target: string): void {
+  rmSync(path, { recursive: true });
+  symlinkSync(target, path);
 }
 
 function refusal(error: unknown): FedError {
@@ -371,6 +392,37 @@ describe('sendSignal', () => {
     expect(refusal(missing).code).toBe('WORKSPACE_MISSING');
     expect(entries(fed.meta.outbox)).toEqual([]);
   });
+
+  it.each([
+    [
+      'the recipient has no workspace',
+      (fed: SignalFederation) => rmSync(fed.team('docs').workspace, { recursive: true }),
+    ],
+    ["the recipient's inbox is a file", (fed: SignalFederation) => replaceWithFile(fed.team('docs').inbox)],
+    [
+      "the recipient's inbox is a link",
+      (fed: SignalFederation) => replaceWithLink(fed.team('docs').inbox, tempDir('fed-elsewhere-')),
+    ],
+    ["the sender's outbox is a file", (fed: SignalFederation) => replaceWithFile(fed.meta.outbox)],
+  ])(
+    'refuses a send when %s, before its id is claimed: no delivery fact is left, with or without --id',
+    async (_what, breakIt) => {
+      const fed = await signalFederation(['docs']);
+      breakIt(fed);
+      const delivery = join(fed.root, '.fed', 'delivery');
+      const before = snapshot(fed.root);
+      for (const id of [undefined, '0b6c2f4e-8a1d-4c3b-9e5f-7d2a1b3c4e5f']) {
+        const error = await sendSignal(
+          openFederation(fed.root),
+          { to: 'docs', type: 'report', subject: 'x', id },
+          fast,
+        ).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(Error);
+        expect(entries(delivery)).toEqual([]);
+        expect(snapshot(fed.root)).toEqual(before);
+      }
+    },
+  );
 
   it('creates missing signal boxes of an existing workspace', async () => {
     const fed = await signalFederation(['docs']);

@@ -10,7 +10,6 @@ import {
   writeTempFiles,
   type WriteOptions,
 } from '../../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../../core/json-text.js';
 import type { SentSignal } from '../../../ports/signal-transport.js';
 import type { SignalMessage } from '../../../core/schema/signal.js';
@@ -41,9 +40,10 @@ export interface EarlierLookup {
 }
 
 /**
- * The file-signal-v1 delivery of a validated message (`text` is its file content): the inbox copy, then
- * the outbox copy. Unless `lookup.earlier` is `none`, the caller chose the id, so a retry completes what
- * is missing instead of delivering again.
+ * The file-signal-v1 delivery of a validated message (`text` is its file content) into boxes that were
+ * checked and are there (FileSignalTransport.prepareSend): the inbox copy, then the outbox copy. Unless
+ * `lookup.earlier` is `none`, the caller chose the id, so a retry completes what is missing instead of
+ * delivering again.
  */
 export async function deliverSignal(
   recipient: SignalWorkspace,
@@ -103,7 +103,11 @@ async function deliverCopies(
   const name = inInbox?.file ?? inOutbox?.file ?? signalFileName(message);
   const missing = [...(inInbox ? [] : [recipient.inbox]), ...(inOutbox ? [] : [sender.outbox])];
   const temps = new Map(missing.map((dir, i) => [dir, i]));
-  const written = await tempCopies(missing, name, text, writeOptions);
+  const written = await writeTempFiles(
+    missing.map((dir) => join(dir, name)),
+    text,
+    writeOptions,
+  );
   const temp = (dir: string): string => {
     const result = written[temps.get(dir)!]!;
     if (result.status === 'rejected') throw result.reason;
@@ -135,34 +139,6 @@ async function deliverCopies(
     outboxPath: join(sender.outbox, outboxFile),
     delivered: inInbox === undefined,
   };
-}
-
-/**
- * A temp file of each box in `dirs` holding `text`, by `writeTempFiles`. A box that does not exist is
- * created then, sparing every send a mkdir (workspaces are created with their boxes).
- */
-async function tempCopies(
-  dirs: readonly string[],
-  name: string,
-  text: string,
-  options: WriteOptions,
-): Promise<PromiseSettledResult<string>[]> {
-  const written = await writeTempFiles(
-    dirs.map((dir) => join(dir, name)),
-    text,
-    options,
-  );
-  return Promise.all(
-    written.map(async (result, i) => {
-      if (result.status === 'fulfilled' || (result.reason as NodeJS.ErrnoException).code !== 'ENOENT') return result;
-      try {
-        ensureDirectory(dirs[i]!, options);
-      } catch (reason) {
-        return { status: 'rejected', reason } as const;
-      }
-      return (await writeTempFiles([join(dirs[i]!, name)], text, options))[0]!;
-    }),
-  );
 }
 
 /** The signal is in the recipient's inbox, but the sender's record copy could not be written. */
