@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { ConfigValidationError } from '../../core/errors.js';
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { ConfigValidationError, UnreadableFileError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
 import { federationPaths } from '../../core/layout.js';
 import type { FederationConfig } from '../../core/schema/config.js';
@@ -21,8 +21,10 @@ export type ConfigCheck = (config: FederationConfig) => void;
 export async function editConfigFile(root: string, edit: ConfigEdit, check?: ConfigCheck): Promise<FederationConfig> {
   const file = federationPaths(root).config;
   return withLock(`${file}.lock`, () => {
-    const { edited, config, changed } = editedConfig(file, edit, check);
-    if (changed) writeFileAtomic(file, toJsonText(edited));
+    const target = editTarget(file);
+    const { edited, config, changed } = editedConfig(file, target, edit, check);
+    // Beside the target, so the rename that replaces it stays in its folder (one step) and a link stays a link.
+    if (changed) writeFileAtomic(target, toJsonText(edited));
     return config;
   });
 }
@@ -32,15 +34,37 @@ export async function editConfigFile(root: string, edit: ConfigEdit, check?: Con
  * step that may be refused (onboarding a team, then its entry), so a bad edit is refused before that step.
  */
 export function checkConfigEdit(root: string, edit: ConfigEdit, check?: ConfigCheck): FederationConfig {
-  return editedConfig(federationPaths(root).config, edit, check).config;
+  const file = federationPaths(root).config;
+  return editedConfig(file, editTarget(file), edit, check).config;
 }
 
+/**
+ * The file an edit of the config at `file` writes: that file, or, when it is a symbolic link (a config kept
+ * in a dotfiles repository and linked), the file the link leads to — replacing the link would detach the
+ * federation from it. A link to nowhere is refused: the edit would have nothing to start from.
+ */
+function editTarget(file: string): string {
+  if (!lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return file;
+  try {
+    return realpathSync.native(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new UnreadableFileError(
+      file,
+      `a symbolic link that leads nowhere (to ${readlinkSync(file)})`,
+      'point the link at the config file (or remove the link: fed then writes a new federate.config.json), then retry',
+    );
+  }
+}
+
+/** The edit of the config `target` holds; `file` (the root's config, maybe a link to `target`) is what messages name. */
 function editedConfig(
   file: string,
+  target: string,
   edit: ConfigEdit,
   check: ConfigCheck | undefined,
 ): { edited: Record<string, unknown>; config: FederationConfig; changed: boolean } {
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  const text = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
   const raw = parseConfigText(text, file);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new ConfigValidationError(file, [{ path: '(root)', message: 'expected a JSON object' }]);
