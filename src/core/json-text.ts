@@ -2,10 +2,21 @@
 export type JsonParseResult =
   { ok: true; value: unknown } | { ok: false; line: number; column: number; message: string };
 
+/** U+FEFF, which some editors put before UTF-8 text. */
+const BYTE_ORDER_MARK = 0xfeff;
+
 export function parseJsonText(text: string): JsonParseResult {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
+    // Invisible in an editor, and V8 names it as an "unexpected token" it cannot show: said by name instead.
+    if (text.charCodeAt(0) === BYTE_ORDER_MARK)
+      return {
+        ok: false,
+        line: 1,
+        column: 1,
+        message: 'a byte-order mark (U+FEFF) at the start; save the file as UTF-8 without BOM',
+      };
     const message = (error as Error).message;
     const position = errorPosition(message, text);
     const { line, column } = lineAndColumn(text, position);
@@ -48,6 +59,14 @@ function lineAndColumn(text: string, position: number): { line: number; column: 
     }
   }
   return { line, column: position - lineStart + 1 };
+}
+
+/**
+ * `text` without the byte-order mark some editors (Windows') put before UTF-8 text, for a file people edit
+ * that fed accepts with one: it is not part of the JSON, which `parseJsonText` refuses with it.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
 }
 
 /** Stable, human-diffable JSON for files fed writes. */

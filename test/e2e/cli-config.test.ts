@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
@@ -52,5 +52,24 @@ describe('fed config show', () => {
     expect(malformed.stderr).toContain('FED_NATS_URL');
     for (const result of [text, json, doctor, malformed])
       expect(result.stdout + result.stderr).not.toMatch(/s3cret|k3y/);
+  });
+
+  it('takes a config saved with a byte-order mark; a file fed manages that has one is refused, naming it', async () => {
+    const root = tempDir();
+    const fed = (...args: string[]) => runFed(['--root', root, ...args]);
+    expect((await fed('init', '--name', 'base')).code).toBe(0);
+    const config = join(root, 'federate.config.json');
+    writeFileSync(config, `\uFEFF${readFileSync(config, 'utf8')}`);
+    const show = await fed('config', 'show');
+    expect(show, show.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(show.stdout).toContain('"federationName": "base"');
+
+    const registry = join(root, '.fed', 'team-registry.json');
+    writeFileSync(registry, `\uFEFF${readFileSync(registry, 'utf8')}`);
+    const list = await fed('team', 'list');
+    expect(list.code).toBe(2);
+    expect(list.stderr).toContain(
+      `${registry} is corrupt: not valid JSON at line 1, column 1 (a byte-order mark (U+FEFF) at the start; save the file as UTF-8 without BOM)`,
+    );
   });
 });

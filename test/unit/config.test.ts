@@ -323,6 +323,14 @@ describe('loadConfig', () => {
     }
   });
 
+  it('accepts a leading byte-order mark, as Windows editors save the file', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'federate.config.json'), '\uFEFF{"description": "saved on Windows"}\n');
+    const loaded = loadConfig(root, {});
+    expect(loaded.config.description).toBe('saved on Windows');
+    expect(loaded.warnings).toEqual([]);
+  });
+
   it('reports a truncated file at its end', () => {
     const root = tempDir();
     writeFileSync(join(root, 'federate.config.json'), '{\n  "description": "x",\n');

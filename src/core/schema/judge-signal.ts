@@ -1,5 +1,5 @@
 import type { SignalBox } from './signal.js';
-import { parseJsonText } from '../json-text.js';
+import { parseJsonText, withoutByteOrderMark } from '../json-text.js';
 import { zodProblemText } from './problems.js';
 import {
   isWellFormedAck,
@@ -27,9 +27,8 @@ export interface BoxExpectation {
 }
 
 function parseJson(bytes: Buffer): Judged<unknown> {
-  const read = bytes.toString('utf8');
   // Editors on some systems prepend a byte-order mark; it is not part of the JSON.
-  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
+  const text = withoutByteOrderMark(bytes.toString('utf8'));
   const json = parseJsonText(text);
   if (json.ok) return json;
   // Told apart only once the parse failed: a box of valid files never pays for the check.

@@ -1,5 +1,5 @@
 import { ConfigValidationError, FedError, type ValidationProblem } from '../../core/errors.js';
-import { parseJsonText } from '../../core/json-text.js';
+import { parseJsonText, withoutByteOrderMark } from '../../core/json-text.js';
 import { readTextFile } from '../fs/read-json-file.js';
 import { federationPaths } from '../../core/layout.js';
 import { configSchema, type FederationConfig } from '../../core/schema/config.js';
@@ -101,11 +101,14 @@ export function readConfigJson(root: string): unknown {
   }
 }
 
-/** The config file's JSON (`{}` when it is absent); invalid JSON is a ConfigValidationError naming the line and column. */
+/**
+ * The config file's JSON (`{}` when it is absent); invalid JSON is a ConfigValidationError naming the line
+ * and column. A leading byte-order mark is accepted: Windows editors save the file with one.
+ */
 export function parseConfigText(text: string | undefined, file: string): unknown {
   let raw: unknown = {};
   if (text !== undefined) {
-    const json = parseJsonText(text);
+    const json = parseJsonText(withoutByteOrderMark(text));
     if (!json.ok) {
       const problem: ValidationProblem = {
         path: `line ${json.line}, column ${json.column}`,

@@ -39,6 +39,13 @@ describe('reading a JSON file fed manages', () => {
     );
   });
 
+  it('a byte-order mark before the JSON is corrupt, named (it is invisible in an editor) with how to save the file', () => {
+    const file = fileWith('\uFEFF{"name":"docs","size":2}');
+    expect(() => readJsonFile(file, team)).toThrow(
+      `${file} is corrupt: not valid JSON at line 1, column 1 (a byte-order mark (U+FEFF) at the start; save the file as UTF-8 without BOM). ${CORRUPT_END}`,
+    );
+  });
+
   it('JSON that is not the format is corrupt, naming every problem and what was found', () => {
     const file = fileWith('{"name":5,"size":"two"}');
     expect(() => readJsonFile(file, team)).toThrow(
