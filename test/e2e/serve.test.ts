@@ -130,7 +130,7 @@ describe('fed serve', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     expect(first.events.find((e) => e.kind === 'stopping')).toMatchObject({ running: ['docs'], graceMs: 1000 });
-    expect(first.events.at(-1)).toMatchObject({ kind: 'stopped', paused: ['docs'] });
+    expect(first.events.at(-1)).toMatchObject({ kind: 'stopped', paused: ['docs'], owed: [] });
     expect(await state(root, 'docs')).toMatchObject({ status: 'paused', lifecycle: { state: 'paused' } });
 
     const second = startServe(root, [], env);

@@ -39,6 +39,6 @@ describe('a fed serve whose start fails half way', () => {
       stopGraceMs: 0,
       onEvent: (event) => event.kind === 'started' && started.abort(),
     });
-    await expect(serving).resolves.toEqual({ paused: [] });
+    await expect(serving).resolves.toEqual({ paused: [], owed: [] });
   });
 });

@@ -9,7 +9,7 @@ import { LaunchFenced } from '../launch/launch-options.js';
 import { STOPPED_FOR_PAUSE } from '../launch/judge/run-outcome.js';
 import { teamLaunchConfig } from '../launch/team-agent.js';
 import { refuseOverBudget } from '../launch/prepare/federation-budget.js';
-import { readLastRun } from '../launch/run-records.js';
+import { readCurrentRun, readLastRun } from '../launch/run-records.js';
 import type { Candidate } from '../run/team-judgement.js';
 import { AccountRamp } from './account-ramp.js';
 import type { ServeEvent } from './serve-events.js';
@@ -38,6 +38,27 @@ export interface DispatcherOptions {
   unplaced?: UnplacedTeams;
   /** The config as it is now (its budget, each team's agent); default the federation's as loaded. */
   config?: () => FederationConfig;
+  /**
+   * Stopping, how long the launches it stopped get to record their end (default 10 s: the agent's own stop,
+   * then a few writes); a launch still at it then is given up (`abandon`).
+   */
+  wrapUpMs?: number;
+  /**
+   * A launch stopping gave up on, its end not recorded in time (its broker unreachable, every write of it
+   * retried for a minute): its agent is stopped now; the run it leaves in progress is the next start's to finish.
+   */
+  abandon?: (team: RegistryEntry) => Promise<void>;
+}
+
+/** How a stop left the teams whose agents it stopped (the others ended on their own, each said so). */
+export interface StopSummary {
+  /** Paused by their launches, to be resumed — their sessions too — by the next start. */
+  paused: string[];
+  /**
+   * Their runs' ends not recorded (the launch gave up, or failed, while writing it): left in progress, for the
+   * next start to record and go on from, as after a launcher that died.
+   */
+  owed: string[];
 }
 
 /** How the dispatcher hands unplaced teams' work to the shared queue and runs what it takes from it. */
@@ -58,7 +79,10 @@ interface Running {
   controller: AbortController;
   /** Work of an unplaced team taken from the shared queue: settled when its launch ends. */
   taken?: TakenWork;
-  done: Promise<void>;
+  /** Saying the taken work goes on, while the agent runs. */
+  working?: NodeJS.Timeout;
+  /** How the launch ended, once its end is told and settled. */
+  done: Promise<LaunchEnd>;
   work: TeamWork;
   started: number;
 }
@@ -92,6 +116,8 @@ const RETRY_MS = 5_000;
 const BUDGET_RECHECK_MS = 60_000;
 /** How long taken work whose team's workspace could not be made here waits before any host takes it again. */
 const UNMADE_WORKSPACE_RETRY_MS = 30_000;
+/** How long launches stopped by a stop get to record their end, by default. */
+const WRAP_UP_MS = 10_000;
 
 /**
  * `fed serve`'s dispatcher: which teams have work (judged again only when something about them changed),
@@ -111,6 +137,8 @@ export class Dispatcher {
   private readonly freed = wakeLatch();
   private dirtyAll = true;
   private readonly dirty = new Set<string>();
+  /** Launches a stop gave up waiting for: nothing of their late end is told or settled. */
+  private readonly abandoned = new Set<string>();
   private dispatching = true;
   /** Fenced (`fence`): no agent starts until `unfence`. */
   private fenced = false;
@@ -204,17 +232,45 @@ export class Dispatcher {
   }
 
   /**
-   * Stop: wait up to `graceMs` for the running agents to finish, then stop the rest (each launch pauses
-   * its team, to resume its session later). `now` cuts the wait short. Returns the teams stopped.
+   * Stop: wait up to `graceMs` for the running agents to finish, then stop the rest: each launch pauses its
+   * team, to resume its session later, within `wrapUpMs`. `now` cuts the grace short — or, once the grace is
+   * over, the wrap-up. A launch that has not ended by then (its writes held by an unreachable broker) is
+   * given up: its agent stopped, its run left owed to the next start.
    */
-  async stop(graceMs: number, now: AbortSignal): Promise<string[]> {
+  async stop(graceMs: number, now: AbortSignal): Promise<StopSummary> {
     this.dispatching = false;
     const settled = Promise.all([...this.running.values()].map((r) => r.done));
     await waitUntil(settled, graceMs, now);
-    const stopped = [...this.running.keys()];
-    for (const running of this.running.values()) running.controller.abort();
-    await settled;
-    return stopped;
+    const stopping = [...this.running.values()];
+    const ends = new Map<Running, LaunchEnd>();
+    for (const running of stopping) {
+      running.controller.abort();
+      void running.done.then((end) => ends.set(running, end));
+    }
+    // A second signal that cut the grace short has been heard: the wrap-up still gets its few seconds.
+    await waitUntil(settled, this.options.wrapUpMs ?? WRAP_UP_MS, now.aborted ? undefined : now);
+    // Their agents are stopped side by side: each may take its grace to exit.
+    await Promise.all(stopping.filter((running) => !ends.has(running)).map((running) => this.abandon(running)));
+    const summary: StopSummary = { paused: [], owed: [] };
+    for (const running of stopping) {
+      const team = running.work.candidate.team;
+      const end = ends.get(running);
+      if (end?.ok && end.result.outcome === 'paused') summary.paused.push(team.domainId);
+      // Its end not recorded: the run in progress is still there, what the next start finishes (workFor: owed).
+      else if (readCurrentRun(team.location)) summary.owed.push(team.domainId);
+      // Given up after its end was recorded (a hook, its files' last copy): as it recorded it.
+      else if (!end && readLastRun(team.location)?.stateAfter === 'paused') summary.paused.push(team.domainId);
+    }
+    return summary;
+  }
+
+  private async abandon(running: Running): Promise<void> {
+    const team = running.work.candidate.team;
+    this.abandoned.add(team.domainId);
+    this.running.delete(team.domainId);
+    // Its taken work is said to go on no more: it goes back to the queue after its ack wait.
+    clearInterval(running.working);
+    await this.options.abandon?.(team);
   }
 
   /**
@@ -385,14 +441,17 @@ export class Dispatcher {
       .catch((error: unknown): LaunchEnd => ({ ok: false, reason: (error as Error).message }))
       .then(async (end) => {
         clearInterval(working);
+        // Given up by the stop, which said so: its late end (the broker closed under it) is not this server's news.
+        if (this.abandoned.has(team)) return end;
         const fenced = controller.signal.reason instanceof LaunchFenced;
         const retryInMs = this.ended(team, end, started, account, fenced);
         // Settled before the team is judged again: what is left of its work is then offered anew.
         if (taken) await this.settle(taken, retryInMs);
         this.changed(team);
         this.freed.wake();
+        return end;
       });
-    this.running.set(team, { controller, done, work, started, taken });
+    this.running.set(team, { controller, done, work, started, taken, working });
     this.options.onEvent({
       kind: 'dispatched',
       at: new Date(started).toISOString(),
@@ -508,7 +567,7 @@ export class Dispatcher {
 }
 
 /** Until `settled`, `ms` at most, or `cut` aborts. */
-async function waitUntil(settled: Promise<unknown>, ms: number, cut: AbortSignal): Promise<void> {
+async function waitUntil(settled: Promise<unknown>, ms: number, cut: AbortSignal | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let onCut: (() => void) | undefined;
   await Promise.race([
@@ -516,10 +575,10 @@ async function waitUntil(settled: Promise<unknown>, ms: number, cut: AbortSignal
     new Promise<void>((resolve) => {
       timer = setTimeout(resolve, ms);
       onCut = resolve;
-      if (cut.aborted) resolve();
-      else cut.addEventListener('abort', onCut, { once: true });
+      if (cut?.aborted) resolve();
+      else cut?.addEventListener('abort', onCut, { once: true });
     }),
   ]);
   clearTimeout(timer);
-  if (onCut) cut.removeEventListener('abort', onCut);
+  if (onCut) cut?.removeEventListener('abort', onCut);
 }

@@ -54,6 +54,10 @@ export type ServeEvent =
   | { kind: 'fired'; at: string; schedule: string; team: string; signalId: string; subject: string; due: string }
   | { kind: 'warning'; at: string; text: string }
   | { kind: 'stopping'; at: string; running: string[]; graceMs: number }
-  | { kind: 'stopped'; at: string; paused: string[] };
+  /**
+   * The teams whose agents it stopped: `paused` by their launches (the next start resumes them), or their
+   * runs' ends `owed` (not recorded in time, the broker unreachable: the next start records and goes on).
+   */
+  | { kind: 'stopped'; at: string; paused: string[]; owed: string[] };
 
 export type ServeEventKind = ServeEvent['kind'];

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { thisHostName } from '../../core/host-name.js';
+import { waitAtMost } from '../../infra/repeat.js';
 import type { Federation } from '../../engine/context.js';
 import { runActors, TeamWakeEvent } from '../../engine/actors/run-actors.js';
 import type { FederationChange, FederationChanges } from '../../ports/federation-changes.js';
@@ -12,7 +13,8 @@ import { runMonitor } from '../monitor/run-monitor.js';
 import { makeLaunchable } from '../run/make-launchable.js';
 import { refuseUnrunnableAgent } from '../run/refuse-agent-option.js';
 import type { Candidate } from '../run/team-judgement.js';
-import { Dispatcher, type DispatchState, type LaunchEnd } from './dispatcher.js';
+import { Dispatcher, type DispatchState, type LaunchEnd, type StopSummary } from './dispatcher.js';
+import { stopAbandonedAgent } from './abandoned-launch.js';
 import type { ServeEvent } from './serve-events.js';
 import { watchConfig } from './config-watch.js';
 import { ScheduleRunner } from './schedule-runner.js';
@@ -56,10 +58,8 @@ export interface DispatchView {
   state(): DispatchState;
 }
 
-export interface ServeSummary {
-  /** Teams whose agents were stopped when the server stopped (each paused, to resume its session later). */
-  paused: string[];
-}
+/** Teams whose agents were stopped when the server stopped: paused, or their runs' ends owed (dispatcher.ts). */
+export type ServeSummary = StopSummary;
 
 export const DEFAULT_STOP_GRACE_MS = 60_000;
 export const DEFAULT_MONITOR_INTERVAL_MS = 60_000;
@@ -67,6 +67,8 @@ export const DEFAULT_MONITOR_INTERVAL_MS = 60_000;
 const ACTORS_RESCAN_MS = 30_000;
 /** How soon a team moved here whose workspace could not be made is tried again. */
 const WORKSPACE_RETRY_MS = 30_000;
+/** How long stopping waits for the actors' and the monitor's step at work. */
+const BACKGROUND_STOP_MS = 5_000;
 
 /**
  * `fed serve`: run the federation by itself until stopped — apply every team's signals as they arrive
@@ -115,6 +117,7 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     launch: (candidate, signal) =>
       launchOne(fed, candidate, signal, { ...options, config: currentConfig(), watchdogs }, actorsWake),
     serves: (team) => placement.serves(team),
+    abandon: (team) => stopAbandonedAgent(team, options.graceMs),
     unplaced: fed.backend.work && {
       handles: (team) => placement.unplaced(team),
       offer: (team, key) => fed.backend.work!.offer(team, key),
@@ -135,7 +138,7 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     broken ??= error;
     background.abort();
   };
-  let paused: string[];
+  let stopped: StopSummary;
   try {
     // One watch of the change feed for the dispatcher and, with --ui, the dashboard.
     const changes = sharedChanges(fed.backend.changes);
@@ -182,7 +185,9 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     monitor.catch(stopOnFailure);
     stops.push(() => {
       background.abort();
-      return Promise.allSettled([actors, monitor]);
+      // Each stops between two steps; a step whose write an unreachable broker holds (retried for a minute)
+      // is not waited for: closing the backend ends it, and what it did not write is applied again later.
+      return waitAtMost(Promise.allSettled([actors, monitor]), BACKGROUND_STOP_MS);
     });
     const schedules = new ScheduleRunner(fed, emit);
     stops.push(() => schedules.stop());
@@ -234,15 +239,15 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     const running = dispatcher.runningTeams();
     const graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
     if (running.length) emit({ kind: 'stopping', at: now(), running, graceMs });
-    paused = await dispatcher.stop(graceMs, options.stopNow ?? new AbortController().signal);
-    emit({ kind: 'stopped', at: now(), paused });
+    stopped = await dispatcher.stop(graceMs, options.stopNow ?? new AbortController().signal);
+    emit({ kind: 'stopped', at: now(), ...stopped });
   } finally {
     await stopAll(stops.reverse());
   }
   // What stopped the server besides a person: the change feed broke, or the actors or the monitor could not go on.
   if (feedError) throw feedError;
   if (broken !== undefined && !options.signal.aborted) throw broken;
-  return { paused };
+  return stopped;
 }
 
 /** Run every stop in turn, each even when one before it failed; then throw the first failure. */

@@ -164,10 +164,21 @@ function describeEvent(event: ServeEvent): string {
     case 'stopping':
       return `stopping: ${event.running.join(', ')} still running; they get ${seconds(event.graceMs)} to finish, then are paused (Ctrl-C or SIGTERM again: now)`;
     case 'stopped':
-      return event.paused.length
-        ? `stopped; paused ${event.paused.join(', ')} — the next fed serve resumes ${event.paused.length === 1 ? 'it' : 'them'}`
-        : 'stopped';
+      return ['stopped', ...stoppedTeams(event)].join('; ');
   }
+}
+
+/** What the stop left of the teams whose agents it stopped, and what the next start does with each. */
+function stoppedTeams({ paused, owed }: Extract<ServeEvent, { kind: 'stopped' }>): string[] {
+  const them = (teams: string[]) => (teams.length === 1 ? 'it' : 'them');
+  return [
+    ...(paused.length ? [`paused ${paused.join(', ')} — the next fed serve resumes ${them(paused)}`] : []),
+    ...(owed.length
+      ? [
+          `${owed.join(', ')} stopped with ${owed.length === 1 ? 'its run' : 'their runs'} unrecorded (the backend could not be written in time) — the next fed serve records and resumes ${them(owed)}`,
+        ]
+      : []),
+  ];
 }
 
 const WORK_WORDS: Record<Extract<ServeEvent, { kind: 'dispatched' }>['work'], string> = {

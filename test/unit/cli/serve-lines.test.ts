@@ -22,4 +22,12 @@ describe("fed serve's lines", () => {
       '2026-11-26T16:11:30Z docs: waiting (reviewing) after 2 s',
     );
   });
+
+  it('says which teams a stop paused and which it left owed, for the next start', () => {
+    const stopped = { kind: 'stopped' as const, at: '2026-11-26T16:11:30.123Z' };
+    expect(renderEvent({ ...stopped, paused: [], owed: [] })).toBe('2026-11-26T16:11:30Z stopped');
+    expect(renderEvent({ ...stopped, paused: ['docs'], owed: ['core', 'readme'] })).toBe(
+      '2026-11-26T16:11:30Z stopped; paused docs — the next fed serve resumes it; core, readme stopped with their runs unrecorded (the backend could not be written in time) — the next fed serve records and resumes them',
+    );
+  });
 });

@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openFederation, sendSignal, type Federation } from 'fed';
+import { writeCurrentRun, type ServeEvent } from 'fed/testing';
+import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
+import { stopAbandonedAgent } from '../../../src/apps/serve/abandoned-launch.js';
+import { isAlive, waitFor } from '../../helpers/fixture-process.js';
+import { signalFederation } from '../../helpers/signal-federation.js';
+
+/**
+ * Dispatcher.stop when launches cannot record their end (a broker down holds every write of theirs for a
+ * minute): after the grace each gets a bounded wrap-up, then is given up — its agent stopped, its run left
+ * owed — and the stop says which teams were paused and which owed, never one for the other.
+ */
+async function federationWithWork(teams: readonly string[]) {
+  const { root } = await signalFederation(teams);
+  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+  for (const team of teams)
+    await sendSignal(fed, { to: team, type: 'directive', subject: `Document ${team}`, body: 'Go.' });
+  return fed;
+}
+
+const PAUSED: LaunchEnd = {
+  ok: true,
+  result: { outcome: 'paused', state: 'paused', reason: 'interrupted', resumeAt: null },
+};
+
+/** An agent's stand-in: a process leading its own group, as a launch's supervisor does; killed when the test ends. */
+function agentProcess(): number {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+  child.unref();
+  onTestFinished(() => {
+    if (isAlive(child.pid!)) process.kill(child.pid!, 'SIGKILL');
+  });
+  return child.pid!;
+}
+
+/** Runs the dispatcher until both teams run; their launches as `launch` makes them. */
+async function dispatching(
+  launch: (fed: Federation, team: string, signal: AbortSignal) => Promise<LaunchEnd>,
+  options: { wrapUpMs: number },
+) {
+  const fed = await federationWithWork(['api', 'web']);
+  const events: ServeEvent[] = [];
+  const abandoned: string[] = [];
+  const dispatcher = new Dispatcher(fed, {
+    capacity: 2,
+    onEvent: (event) => events.push(event),
+    launch: (candidate, signal) => launch(fed, candidate.team.domainId, signal),
+    wrapUpMs: options.wrapUpMs,
+    abandon: async (team) => {
+      abandoned.push(team.domainId);
+      await stopAbandonedAgent(team, 1_000);
+    },
+  });
+  const stop = new AbortController();
+  const running = dispatcher.run(stop.signal);
+  await waitFor(() => dispatcher.runningTeams().length === 2, 10_000, 'both teams running');
+  stop.abort();
+  await running;
+  return { dispatcher, events, abandoned };
+}
+
+describe('Dispatcher.stop with launches that cannot record their end', () => {
+  it('gives up on a launch still writing after its wrap-up, stops its agent, and says its run owed; the other paused', async () => {
+    let pid = 0;
+    let endWeb: ((end: LaunchEnd) => void) | undefined;
+    const { dispatcher, events, abandoned } = await dispatching(
+      async (fed, team, signal) => {
+        if (team === 'api') return new Promise((resolve) => signal.addEventListener('abort', () => resolve(PAUSED)));
+        // web's agent runs, its run in progress recorded; its end never comes while the broker is down.
+        pid = agentProcess();
+        const entry = await fed.team(team);
+        writeCurrentRun(fed, entry, {
+          runId: 'run-1',
+          preset: 'custom',
+          command: ['agent'],
+          pid,
+          processStart: null,
+          launcherPid: process.pid,
+          sessionId: null,
+          resumedSessionId: null,
+          stateBefore: 'preparing',
+          sandboxed: false,
+          transcriptPath: `${entry.location}/transcript.jsonl`,
+          promptPath: null,
+          startedAt: new Date().toISOString(),
+        });
+        return new Promise((resolve) => (endWeb = resolve));
+      },
+      { wrapUpMs: 200 },
+    );
+    await waitFor(() => pid !== 0 && endWeb !== undefined, 10_000, "web's agent to start");
+
+    const asked = Date.now();
+    const summary = await dispatcher.stop(0, new AbortController().signal);
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect(summary).toEqual({ paused: ['api'], owed: ['web'] });
+    expect(abandoned).toEqual(['web']);
+    expect(isAlive(pid)).toBe(false);
+    expect(dispatcher.runningTeams()).toEqual([]);
+
+    // Its late end (the broker closed under it) is no news: the stop told it owed.
+    endWeb!({ ok: false, reason: 'the connection closed' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events.filter((e) => e.kind === 'ended').map((e) => (e as { team: string }).team)).toEqual(['api']);
+  });
+
+  it('a cut after the grace ends the wrap-up at once; one that cut the grace leaves the wrap-up its bound', async () => {
+    const hang = () => new Promise<LaunchEnd>(() => undefined);
+    const cutWrapUp = await dispatching(hang, { wrapUpMs: 60_000 });
+    const now = new AbortController();
+    const asked = Date.now();
+    const stopping = cutWrapUp.dispatcher.stop(0, now.signal);
+    setTimeout(() => now.abort(), 100);
+    expect(await stopping).toEqual({ paused: [], owed: [] });
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect(cutWrapUp.abandoned.sort()).toEqual(['api', 'web']);
+
+    const cutGrace = await dispatching(hang, { wrapUpMs: 300 });
+    const early = new AbortController();
+    early.abort();
+    const started = Date.now();
+    await cutGrace.dispatcher.stop(60_000, early.signal);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(cutGrace.abandoned.sort()).toEqual(['api', 'web']);
+  });
+});
