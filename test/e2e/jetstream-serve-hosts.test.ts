@@ -181,6 +181,27 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await expectEachStepOnce(fed, beta, 'docs-a');
   }, 300_000);
 
+  it('with serve.failover "auto", the teams moved here are not said to have lost their workspaces while it makes them', async () => {
+    const env = { FED_NATS_URL: server().url };
+    const fed = fedOn(env);
+    const teams = ['core', 'web', 'docs'];
+    const alpha = await machine(env, 'arriving', 'alpha', fakeAgent('complete'));
+    const beta = await machine(env, 'arriving', 'beta', fakeAgent('complete'), { failover: 'auto' });
+    for (const team of teams) await fed(alpha, ['team', 'onboard', team]);
+    const alphaServer = startServe(alpha, [], env);
+    const betaServer = startServe(beta, ['--capacity', '3'], env);
+    await Promise.all([alphaServer.waitForEvent('started'), betaServer.waitForEvent('started')]);
+    alphaServer.child.kill('SIGKILL');
+    await alphaServer.exited;
+    // Each arrival wakes beta's actors, which find the others' workspaces not made yet: that is no loss.
+    for (const team of teams) await betaServer.waitForEvent('moved', (e) => e.team === team, 20_000);
+    for (const team of teams) await sendMission(fed, beta, team);
+    for (const team of teams)
+      expect(await betaServer.waitForEvent('ended', (e) => e.team === team)).toMatchObject({ outcome: 'complete' });
+    expect(betaServer.events.filter((e) => e.kind === 'skipped')).toEqual([]);
+    expect(await stopInOrder(betaServer)).toBe(0);
+  }, 300_000);
+
   it('a second fed serve of the same working directory under another --host-name is refused: one server per machine', async () => {
     const env = { FED_NATS_URL: server().url };
     const alpha = await machine(env, 'one-per-machine', 'alpha', fakeAgent('complete'));

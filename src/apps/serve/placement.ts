@@ -43,6 +43,8 @@ export class Placement {
 
   /** The teams placed here whose workspace this server made or brought up to date: served as they are. */
   private readonly arrived = new Set<string>();
+  /** Unplaced teams whose work this server took, while it makes their workspace here. */
+  private readonly claiming = new Set<string>();
   /** The last refusal told per team, so one that repeats is told once. */
   private readonly refused = new Map<string, string>();
 
@@ -75,6 +77,18 @@ export class Placement {
   }
 
   /**
+   * Whether the team's workspace here is missing only because this server has yet to make it: the team was
+   * just placed here (moved by a person or a failover, not served here since) or its work just taken here,
+   * and the registry puts it where this server makes it. Not a lost workspace: serving the team makes it,
+   * or says why it cannot. Once this server made it (or found it), a missing workspace is one to tell.
+   */
+  arriving(team: RegistryEntry): boolean {
+    if (!this.fed.backend.hosts || team.location !== teamWorkspacePath(this.fed.root, team.domain, team.placementType))
+      return false;
+    return (team.host === this.host && !this.arrived.has(team.domainId)) || this.claiming.has(team.domainId);
+  }
+
+  /**
    * Whether the team is unplaced and this server takes its work through the shared queue (JetStream). On
    * files there is one host: an unplaced team is simply this host's.
    */
@@ -87,9 +101,14 @@ export class Placement {
    * Undefined when it cannot be made here now (told as for a moved team).
    */
   async claim(team: RegistryEntry): Promise<RegistryEntry | undefined> {
-    const here = await claimUnplacedTeam(this.fed, team.domainId, this.fed.root);
-    // Another host may have run it since it last ran here: every take brings its files (and commits) up to date.
-    return (await this.arrives(here)) ? here : undefined;
+    this.claiming.add(team.domainId);
+    try {
+      const here = await claimUnplacedTeam(this.fed, team.domainId, this.fed.root);
+      // Another host may have run it since it last ran here: every take brings its files (and commits) up to date.
+      return (await this.arrives(here)) ? here : undefined;
+    } finally {
+      this.claiming.delete(team.domainId);
+    }
   }
 
   /**

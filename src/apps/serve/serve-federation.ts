@@ -166,9 +166,11 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
         }
         for (const warning of result.warnings) emit({ kind: 'warning', at: now(), text: `${result.team}: ${warning}` });
       },
-      onSkip: (team, reason, error) => {
+      onSkip: (team, reason, error, entry) => {
         // Another launcher runs it (TEAM_BUSY), or it works on another machine: its actor runs there.
         if (error.code === 'TEAM_BUSY' || error.code === 'TEAM_ELSEWHERE') return;
+        // Just placed here, its workspace not made yet: the placement makes it (its actor joins then) or says why not.
+        if (error.code === 'WORKSPACE_MISSING' && placement.arriving(entry)) return;
         emit({ kind: 'skipped', at: now(), team, reason });
       },
     });

@@ -28,9 +28,9 @@ export interface RunActorsOptions extends ConsumerOptions {
   rescanMs?: number;
   /**
    * Told about a team skipped for now (another process runs it — `TEAM_BUSY` —, or its state cannot be
-   * used); it is tried again at the next rescan.
+   * used); it is tried again at the next rescan. `entry`: the team as the skip found it in the registry.
    */
-  onSkip?: (team: string, reason: string, error: FedError) => void;
+  onSkip?: (team: string, reason: string, error: FedError, entry: RegistryEntry) => void;
   /** Told, after each consume's state is saved, about its signals (`onSignal`) and state changes (`onTransition`). */
   hooks?: LoadedHooks;
   /**
@@ -99,13 +99,13 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
         stop(team);
         running.delete(team.consumer.team.domainId);
         if (options.team) throw error;
-        options.onSkip?.(team.consumer.team.domainId, error.message, error);
+        options.onSkip?.(team.consumer.team.domainId, error.message, error, team.consumer.team);
         return;
       }
       // Running every team: one team's broken state (a corrupt or unknown-version state file, a lock
       // that does not come free) is reported and retried later, never allowed to stop the others.
       if (options.team || !(error instanceof FedError)) throw error;
-      options.onSkip?.(team.consumer.team.domainId, error.message, error);
+      options.onSkip?.(team.consumer.team.domainId, error.message, error, team.consumer.team);
       return;
     }
     // Hooks run after the state is saved; a throwing one is reported and changes nothing.
@@ -239,7 +239,7 @@ async function join(
       // machine (its actor runs there), or whose workspace is refused (outside the root, a link), is
       // skipped with the reason, not fatal.
       if (options.team || !(error instanceof RefusedError) || !SKIPPABLE.has(error.code)) throw error;
-      options.onSkip?.(entry.domainId, error.message, error);
+      options.onSkip?.(entry.domainId, error.message, error, entry);
       continue;
     }
     const onSteps = options.streamSteps
