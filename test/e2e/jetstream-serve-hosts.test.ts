@@ -209,7 +209,21 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const started = await first.waitForEvent('started');
     const renamed = await runFed(['--root', alpha, 'serve', '--host-name', 'gamma'], { env });
     expect(renamed.code, renamed.stderr).toBe(2);
-    expect(renamed.stderr).toContain(`fed serve already runs this federation on this machine (pid ${started.pid} on `);
+    // Named as the first serves (serve.hostName), not by the system's host name.
+    expect(renamed.stderr).toContain(
+      `fed serve already runs this federation on this machine (pid ${started.pid} on alpha since `,
+    );
+    // fed doctor names it once, as this root's own server: not again as another host by its heartbeat.
+    const doctor = await runFed(['--root', alpha, 'doctor', '--json'], { env });
+    expect((JSON.parse(doctor.stdout) as { servers: object[] }).servers).toEqual([
+      { host: 'alpha', pid: started.pid, since: expect.any(String), checked: true },
+    ]);
+    const lines = (await runFed(['--root', alpha, 'doctor'], { env })).stdout
+      .split('\n')
+      .filter((line) => line.startsWith('fed serve:'));
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^fed serve: running on alpha \\(pid ${started.pid} since [^;]*\\)$`)),
+    ]);
     expect(await stopInOrder(first)).toBe(0);
     // The refused server announced no host of its own.
     const hosts = JSON.parse(await fedOn(env)(alpha, ['hosts', '--json'])) as Hosts;

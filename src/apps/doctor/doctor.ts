@@ -19,7 +19,7 @@ import { checkGitIndexLocks } from './git-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
 import { unreadableFix } from './unreadable-fix.js';
-import { serveLeases } from '../serve/serve-lease.js';
+import { serveLeases, serverHost } from '../serve/serve-lease.js';
 import { openDoctorSubject, type DoctorSubject } from './config-check.js';
 import { listHosts } from '../hosts/list-hosts.js';
 
@@ -63,7 +63,7 @@ function runningServers(root: string): DoctorReport['servers'] {
   return serveLeases(root)
     .filter((lease) => lease.holder !== 'gone' && lease.owner)
     .map((lease) => ({
-      host: lease.owner!.host,
+      host: serverHost(lease.owner!),
       pid: lease.owner!.pid,
       since: lease.owner!.acquiredAt,
       checked: lease.holder === 'alive',

@@ -84,7 +84,7 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   const host = options.host ?? thisHostName(fed.config);
   const capacity = options.capacity ?? availableParallelism();
   refuseUnrunnableAgent(fed.root, options);
-  const lease = await acquireServeLease(fed.root);
+  const lease = await acquireServeLease(fed.root, host);
   // What is started is stopped in the reverse order, however far the start got: a start that fails half way
   // (a config watch that cannot be set up) leaves no actors running and no lease held.
   const stops: (() => unknown)[] = [() => lease.release()];

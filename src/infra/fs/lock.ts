@@ -42,6 +42,8 @@ export interface LockOptions {
    * that exists costs no mkdir).
    */
   makeFolder?: boolean;
+  /** What the holder goes by, recorded in the lock (the owner's `name`) for those who tell who holds it. */
+  name?: string;
 }
 
 /** `pid 123 on host since <time>`, for messages that name who holds a lock. */
@@ -147,7 +149,7 @@ function createIn(path: string, owner: LockOwner, makeFolder: boolean): boolean 
   }
 }
 
-function newOwner(): LockOwner {
+function newOwner(name?: string): LockOwner {
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),
@@ -156,6 +158,7 @@ function newOwner(): LockOwner {
   };
   const startTime = currentProcessStartTime();
   if (startTime !== undefined) owner.startTime = startTime;
+  if (name !== undefined) owner.name = name;
   return owner;
 }
 
@@ -197,7 +200,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   let release: LockRelease | null | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
-      const owner = newOwner();
+      const owner = newOwner(options.name);
       if (createIn(path, owner, options.makeFolder ?? false)) return { path, owner };
       const seen = observe(path);
       if (seen === undefined) continue;
