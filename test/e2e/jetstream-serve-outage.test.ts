@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -9,7 +9,6 @@ import { isAlive, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer, type NatsServer } from '../helpers/nats-server.js';
 import { fedOn, sendMission, serveHost } from '../helpers/serve-host.js';
-import { tempDir } from '../helpers/temp-dir.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 
 const SUITE = 'fed serve stopped while its nats-server is down';
@@ -23,23 +22,6 @@ const SERVE = { heartbeat: '500ms', hostLostAfter: '2s' };
  * (it lasts past the stop) nor the 60 s each write would retry for.
  */
 const STOP_BOUND_MS = 30_000;
-
-/** The agents' pids (one-at-a-time.mjs appends each), killed when the test ends should one be left. */
-function agentPids(): { file: string; pids(): number[] } {
-  const file = join(tempDir('fed-agent-pids-'), 'agents.pids');
-  const pids = () =>
-    existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
-  onTestFinished(() => {
-    for (const pid of pids()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone, as it should be
-      }
-    }
-  });
-  return { file, pids };
-}
 
 /** The team's lifecycle state, as `fed team show` reads it. */
 async function lifecycleState(fed: ReturnType<typeof fedOn>, root: string, team: string): Promise<string> {
@@ -101,7 +83,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(`${SUITE}, with agents running`, (
   it("stops its agent within seconds of the grace, leaves the run's end owed rather than saying the team paused, and the next start finishes it", async () => {
     const env = { FED_NATS_URL: server().url };
     const fed = fedOn(env);
-    const agents = agentPids();
+    const agents = agentPidFile('agents');
     const root = await serveHost(env, 'owed', 'solo', fakeAgent('one-at-a-time'), SERVE);
     await fed(root, ['team', 'onboard', 'docs']);
     // The monitoring cycle every second: one is at work, its reads held, when the server is stopped.
@@ -138,7 +120,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(`${SUITE}, with agents running`, (
   it('a second SIGTERM cuts a long grace short: two agents stopped and both teams owed within seconds', async () => {
     const env = { FED_NATS_URL: server().url };
     const fed = fedOn(env);
-    const agents = agentPids();
+    const agents = agentPidFile('agents');
     const root = await serveHost(env, 'twice', 'solo', fakeAgent('one-at-a-time'), SERVE);
     for (const team of ['core', 'readme']) await fed(root, ['team', 'onboard', team]);
     const serve = startServe(root, ['--grace', '10m', '--capacity', '2'], { ...env, AGENT_PID_FILE: agents.file });
@@ -194,9 +176,7 @@ describe.skipIf(skipWithoutNatsServer(OUTAGE_SUITE))(OUTAGE_SUITE, () => {
       'both agents to start',
     );
     // Each agent's first step applied: from then on it only runs, needing nothing of the server.
-    const state = async (team: string) =>
-      (JSON.parse(await fed(alpha, ['team', 'show', team, '--json'])) as { lifecycle: { state: string } }).lifecycle
-        .state;
+    const state = (team: string) => lifecycleState(fed, alpha, team);
     await waitFor(
       async () => (await state('docs-a')) === 'scanning' && (await state('docs-b')) === 'scanning',
       60_000,
@@ -204,10 +184,10 @@ describe.skipIf(skipWithoutNatsServer(OUTAGE_SUITE))(OUTAGE_SUITE, () => {
     );
     const [alphaAgent, betaAgent] = [agentPids('alpha')[0]!, agentPids('beta')[0]!];
 
-    await server().stop();
+    const restart = await outage(server());
     // The outage itself, longer than hostLostAfter: every record is that old when the server is back.
     await sleep(OUTAGE_MS);
-    await server().start();
+    await restart();
     const back = Date.now();
     // Each host heard from well past a hostLostAfter after the outage: a judgement of either as lost, made
     // at once or put off by a full hostLostAfter, would have been made by then.

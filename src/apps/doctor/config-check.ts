@@ -3,6 +3,7 @@ import { ConfigValidationError, FedError } from '../../core/errors.js';
 import { federationPaths } from '../../core/layout.js';
 import { openFederation, type Federation } from '../../engine/context.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
+import { unreadableFix } from './unreadable-fix.js';
 
 /** What `fed doctor` checks: the federation at `root`, opened with its config — or as far as it can be without. */
 export interface DoctorSubject {
@@ -51,6 +52,9 @@ function configFinding(root: string, error: FedError): PendingFinding {
     // The environment's overrides are part of the config as it loads: a bad one is named there.
     path: error instanceof ConfigValidationError ? error.file : federationPaths(root).config,
     problem: error.message,
-    fix: 'correct what it names (fed config show checks it again), then run fed doctor again; fed never rewrites the config',
+    fix: unreadableFix(
+      error,
+      'correct what it names (fed config show checks it again), then run fed doctor again; fed never rewrites the config',
+    ),
   };
 }

@@ -255,7 +255,11 @@ export class Dispatcher {
     for (const running of stopping) {
       const team = running.work.candidate.team;
       const end = ends.get(running);
-      if (end?.ok && end.result.outcome === 'paused') summary.paused.push(team.domainId);
+      // Fenced (its host out of touch), its team is left as it is for whichever host runs it next: neither
+      // paused nor this host's to resume.
+      if (running.controller.signal.reason instanceof LaunchFenced) continue;
+      if (end?.ok && end.result.outcome === 'paused' && end.result.state === 'paused')
+        summary.paused.push(team.domainId);
       // Its end not recorded: the run in progress is still there, what the next start finishes (workFor: owed).
       else if (readCurrentRun(team.location)) summary.owed.push(team.domainId);
       // Given up after its end was recorded (a hook, its files' last copy): as it recorded it.
@@ -364,6 +368,8 @@ export class Dispatcher {
     if (!here) return taken.retry(UNMADE_WORKSPACE_RETRY_MS);
     const fresh = await workFor(this.fed, here);
     if (!fresh.work) return taken.done();
+    // Fenced or stopping while it was judged (those reads are what an outage holds): none starts now.
+    if (!this.dispatching || this.fenced) return taken.retry(1_000);
     this.start(fresh.work, taken);
   }
 
@@ -395,6 +401,8 @@ export class Dispatcher {
         this.queue.delete(team);
         continue;
       }
+      // Fenced or stopping while it was judged: it stays queued.
+      if (!this.dispatching || this.fenced) return;
       this.start(fresh.work);
     }
   }

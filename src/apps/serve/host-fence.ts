@@ -21,6 +21,7 @@ const ACK_TRANSIT_MS = 1_000;
 export class HostFence {
   private timer: NodeJS.Timeout | undefined;
   private fenced = false;
+  private stopped = false;
 
   constructor(
     private readonly fenceMs: number,
@@ -33,6 +34,8 @@ export class HostFence {
    * counted from the earliest moment the store may have written it.
    */
   written(sentAt: number, ackedAt: number): void {
+    // A beat still in flight when the server stopped lands after it: no fence is started again.
+    if (this.stopped) return;
     clearTimeout(this.timer);
     const writtenAt = Math.max(sentAt, ackedAt - ACK_TRANSIT_MS);
     this.timer = setTimeout(() => this.fence(), writtenAt + this.fenceMs - Date.now());
@@ -43,6 +46,7 @@ export class HostFence {
 
   /** No more fencing (the server stops). */
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.timer);
   }
 

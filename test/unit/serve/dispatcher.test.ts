@@ -162,6 +162,37 @@ describe('Dispatcher fenced: its host unheard so long that the others may soon t
   });
 });
 
+describe('Dispatcher stopped with a fenced launch', () => {
+  it('reports its team neither paused nor owed: it was left as it was, for whichever host runs it next', async () => {
+    const fed = await federationWithWork(['api']);
+    let launches = 0;
+    let fenced: (() => void) | undefined;
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      backoffMs: 60_000,
+      onEvent: () => undefined,
+      // Ends as a fenced launch does (outcome paused, its state left as it was) once fenced.
+      launch: (_candidate, signal) => {
+        launches++;
+        return new Promise<LaunchEnd>((resolve) => {
+          fenced = () =>
+            resolve({ ok: true, result: { outcome: 'paused', state: 'preparing', reason: 'fenced', resumeAt: null } });
+          signal.addEventListener('abort', () => {
+            if (signal.reason instanceof LaunchFenced) fenced?.();
+          });
+        });
+      },
+    });
+    const stop = new AbortController();
+    const running = dispatcher.run(stop.signal);
+    await waitFor(() => launches === 1, 10_000, 'api launched');
+    dispatcher.fence(new LaunchFenced('host alpha out of touch'));
+    stop.abort();
+    await running;
+    expect(await dispatcher.stop(0, new AbortController().signal)).toEqual({ paused: [], owed: [] });
+  });
+});
+
 describe('Dispatcher with unplaced teams', () => {
   /** The shared queue as the dispatcher sees it: what was offered, and each taken work's fate. */
   function fakeQueue() {
