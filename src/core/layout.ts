@@ -29,8 +29,8 @@ export const PLAN_FILE = 'plan.json';
 export const SERVE_DIR = 'serve';
 
 /**
- * The paths under one folder (kept compact: see flattened and workspacePaths), computed once per folder
- * and frozen: a command asks for the same team's paths dozens of times, and each set is ~30 paths.
+ * The paths under one folder (kept compact: see flattened and PathsUnderFedDir), computed once per folder
+ * and frozen: a command asks for the same team's paths dozens of times.
  */
 export function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: string) => Readonly<T> {
   const known = new Map<string, Readonly<T>>();
@@ -137,41 +137,45 @@ const UNDER_FED_DIR = (() => {
   };
 })();
 
-type WorkspacePaths = { workspace: string; fedDir: string } & { [K in keyof typeof UNDER_FED_DIR]: string };
+export type WorkspacePaths = { readonly workspace: string; readonly fedDir: string } & {
+  readonly [K in keyof typeof UNDER_FED_DIR]: string;
+};
 
 /**
- * The paths of the workspace whose `.fed` is `fedDir`, each its `.fed` and a fixed ending every team shares
- * (V8 copies such a string of pieces into a flat one only when it is used). One object literal: a
- * keyed store per path, in a loop over the keys, cost a monitoring cycle over a thousand teams 5 µs a team
- * in the code V8 has not optimised yet.
+ * The paths under a workspace's `.fed`, each made when it is read: a getter on the prototype joins `fedDir`
+ * and the path's fixed ending. A monitoring cycle over a thousand teams reads a few of each team's ~30 paths,
+ * and making them all up front (an object literal of concatenations, frozen and kept) cost it 8 µs a team
+ * in code V8 has not optimised yet — once for these, once again for the file backend's (file-layout.ts).
+ * The getters are enumerable, so `for…in` and pathEntries list every path; Object.keys and Object.values
+ * see only the two own fields.
  */
-function pathsUnder(workspace: string, fedDir: string): WorkspacePaths {
-  const u = UNDER_FED_DIR;
-  return {
-    workspace,
-    fedDir,
-    marker: fedDir + u.marker,
-    state: fedDir + u.state,
-    consumerLease: fedDir + u.consumerLease,
-    launchLease: fedDir + u.launchLease,
-    keptFiles: fedDir + u.keptFiles,
-    launch: fedDir + u.launch,
-    launchContext: fedDir + u.launchContext,
-    launchPrompt: fedDir + u.launchPrompt,
-    launchBaseline: fedDir + u.launchBaseline,
-    launchBin: fedDir + u.launchBin,
-    brokerSocket: fedDir + u.brokerSocket,
-    currentRun: fedDir + u.currentRun,
-    continuationPrompt: fedDir + u.continuationPrompt,
-    refusedCompletion: fedDir + u.refusedCompletion,
-    fixPrompt: fedDir + u.fixPrompt,
-    logs: fedDir + u.logs,
-    agentLog: fedDir + u.agentLog,
-    runsJournal: fedDir + u.runsJournal,
-    runsTotals: fedDir + u.runsTotals,
-    runTranscripts: fedDir + u.runTranscripts,
-    learningLog: fedDir + u.learningLog,
-  };
+export class PathsUnderFedDir {
+  constructor(
+    readonly workspace: string,
+    readonly fedDir: string,
+  ) {}
+}
+
+/** Adds a getter to `prototype` for each of `endings`: the path `fedDir` + its ending. */
+export function definePathGetters(prototype: object, endings: Readonly<Record<string, string>>): void {
+  for (const [key, ending] of Object.entries(endings))
+    Object.defineProperty(prototype, key, {
+      get(this: PathsUnderFedDir) {
+        return this.fedDir + ending;
+      },
+      enumerable: true,
+    });
+}
+
+/** A workspace's paths every backend has (a backend's layout extends it with its own: file-layout.ts). */
+export class CoreWorkspacePaths extends PathsUnderFedDir {}
+definePathGetters(CoreWorkspacePaths.prototype, UNDER_FED_DIR);
+
+/** Every path of a set (workspacePaths, federationPaths…) by its name, those its getters make included. */
+export function pathEntries(paths: object): Array<[string, string]> {
+  const entries: Array<[string, string]> = [];
+  for (const key in paths) entries.push([key, (paths as Record<string, string>)[key]!]);
+  return entries;
 }
 
 /**
@@ -181,16 +185,21 @@ function pathsUnder(workspace: string, fedDir: string): WorkspacePaths {
  */
 const NOT_NORMALISED = /(?:^|\/)\.\.?(?:\/|$)|\/\/|\/$|^$/;
 
-export const workspacePaths = memoisedPaths((workspace: string): WorkspacePaths => {
-  // A registry's locations are normalised (fed joins them), so their `.fed` is one concatenation: joining
-  // normalises character by character, 4 µs a team in a monitoring cycle. Any other workspace is joined,
-  // and that result, which V8 keeps as a tree of its pieces, copied flat (it is kept for the process's life).
-  const fedDir =
-    sep === '/' && !NOT_NORMALISED.test(workspace)
-      ? `${workspace}${sep}${FED_DIR}`
-      : flattened({ joined: join(workspace, FED_DIR) }).joined;
-  return pathsUnder(workspace, fedDir);
-});
+/**
+ * A workspace's `.fed`. A registry's locations are normalised (fed joins them), so theirs is one
+ * concatenation: joining normalises character by character, 4 µs a team in a monitoring cycle. Any other
+ * workspace is joined, and that result, which V8 keeps as a tree of its pieces, copied flat (it is kept for
+ * the process's life).
+ */
+export function fedDirOf(workspace: string): string {
+  return sep === '/' && !NOT_NORMALISED.test(workspace)
+    ? `${workspace}${sep}${FED_DIR}`
+    : flattened({ joined: join(workspace, FED_DIR) }).joined;
+}
+
+export const workspacePaths = memoisedPaths(
+  (workspace: string) => new CoreWorkspacePaths(workspace, fedDirOf(workspace)) as WorkspacePaths,
+);
 
 /** Workspace of a team for its placement type (docs/design/spec.md §4.1). */
 export function teamWorkspacePath(root: string, domain: string, placement: 'directory' | 'worktree'): string {

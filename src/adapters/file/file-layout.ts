@@ -1,10 +1,13 @@
 import { join, sep } from 'node:path';
 import {
+  CoreWorkspacePaths,
+  definePathGetters,
   federationPaths as workspaceFederationPaths,
+  fedDirOf,
   flattened,
   FED_DIR,
   memoisedPaths,
-  workspacePaths as localWorkspacePaths,
+  type WorkspacePaths,
 } from '../../core/layout.js';
 import { FEDERATION_JOURNAL_FILE } from '../../core/schema/federation-journal.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from '../../core/schema/lifecycle-state.js';
@@ -34,7 +37,7 @@ const rootFiles = memoisedPaths((root: string) =>
   }),
 );
 
-/** Each of the file backend's own paths under a workspace's `.fed`, from the separator on (see localWorkspacePaths). */
+/** Each of the file backend's own paths under a workspace's `.fed`, from the separator on (see core/layout.ts). */
 const UNDER_FED_DIR = (() => {
   const under = (...names: string[]) => ['', ...names].join(sep);
   return {
@@ -49,20 +52,9 @@ const UNDER_FED_DIR = (() => {
   };
 })();
 
-/** The file backend's own paths under a workspace's `.fed` (one object literal: see core/layout.ts's pathsUnder). */
-const workspaceFiles = memoisedPaths((workspace: string) => {
-  const { fedDir } = localWorkspacePaths(workspace);
-  const u = UNDER_FED_DIR;
-  return {
-    signals: fedDir + u.signals,
-    inbox: fedDir + u.inbox,
-    outbox: fedDir + u.outbox,
-    envelope: fedDir + u.envelope,
-    journal: fedDir + u.journal,
-    stateLock: fedDir + u.stateLock,
-    history: fedDir + u.history,
-  };
-});
+/** A workspace's paths: core's layout, and the file backend's own beside them, each made when read. */
+class FileWorkspacePaths extends CoreWorkspacePaths {}
+definePathGetters(FileWorkspacePaths.prototype, UNDER_FED_DIR);
 
 /** The paths of the federation at `root`: core's, and the file backend's registry and federation journal. */
 export const federationPaths = memoisedPaths((root: string) => ({
@@ -71,12 +63,18 @@ export const federationPaths = memoisedPaths((root: string) => ({
 }));
 
 /** The paths of a workspace: core's, and the file backend's signal boxes, lifecycle state files and earlier runs. */
-export const workspacePaths = memoisedPaths((workspace: string) => ({
-  ...localWorkspacePaths(workspace),
-  ...workspaceFiles(workspace),
-}));
+export const workspacePaths = memoisedPaths(
+  (workspace: string) =>
+    new FileWorkspacePaths(workspace, fedDirOf(workspace)) as WorkspacePaths & {
+      readonly [K in keyof typeof UNDER_FED_DIR]: string;
+    },
+);
 
 /** The paths the file backend alone writes under a workspace (meta's: `root`, with the root's files too). */
 export function fileBackendPaths(workspace: string, root: boolean): string[] {
-  return [...Object.values(workspaceFiles(workspace)), ...(root ? Object.values(rootFiles(workspace)) : [])];
+  const fedDir = fedDirOf(workspace);
+  return [
+    ...Object.values(UNDER_FED_DIR).map((ending) => fedDir + ending),
+    ...(root ? Object.values(rootFiles(workspace)) : []),
+  ];
 }

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { sep } from 'node:path';
-import { federationPaths, workspacePaths } from '../../core/layout.js';
+import { federationPaths, pathEntries, workspacePaths } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
 import { backendRuntimePaths } from '../../adapters/index.js';
@@ -16,7 +16,7 @@ export function findRootLinks(root: string): PendingFinding[] {
   // `.fed/teams` and `.fed/worktrees` are reported by the orphan-workspace check.
   const rootPaths = [
     ...Object.values(meta),
-    ...Object.values(workspacePaths(root)),
+    ...pathEntries(workspacePaths(root)).map(([, path]) => path),
     ...backendRuntimePaths(root, true),
   ].filter((path) => path !== root && path !== meta.teams && path !== meta.worktrees);
   return linksAmong(rootPaths).map((path) => linkFinding(path));
@@ -24,7 +24,10 @@ export function findRootLinks(root: string): PendingFinding[] {
 
 /** The same in a team's workspace inside the root — the workspace itself included. */
 export function findWorkspaceLinks(team: RegistryEntry): PendingFinding[] {
-  const paths = [...Object.values(workspacePaths(team.location)), ...backendRuntimePaths(team.location, false)];
+  const paths = [
+    ...pathEntries(workspacePaths(team.location)).map(([, path]) => path),
+    ...backendRuntimePaths(team.location, false),
+  ];
   return linksAmong(paths).map((path) => linkFinding(path, team.domainId));
 }
 

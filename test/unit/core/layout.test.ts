@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FED_DIR } from '../../../src/core/layout.js';
+import { FED_DIR, pathEntries } from '../../../src/core/layout.js';
 import { workspacePaths } from 'fed/testing';
 
 describe('workspacePaths', () => {
   // What every path is under `.fed`, from a plain workspace.
   const plain = workspacePaths('/srv/federation/.fed/teams/alpha');
   const endings = Object.fromEntries(
-    Object.entries(plain)
+    pathEntries(plain)
       .filter(([key]) => key !== 'workspace' && key !== 'fedDir')
       .map(([key, path]) => [key, path.slice(plain.fedDir.length)]),
   );
