@@ -16,6 +16,18 @@ export function positiveNumber(unit?: string): (value: string) => number {
 }
 
 /**
+ * A commander option parser for a path (`--out <dir>`, `--inspect-log <file>`): an empty one is refused
+ * rather than taken as "not given" (the default: printing instead of writing, a temp directory, no log) or
+ * as the current directory — it is a slip, most often an unset variable in `--out "$DIR"`.
+ */
+export function nonEmptyPath(kind: 'a file' | 'a folder'): (value: string) => string {
+  return (value) => {
+    if (value === '') throw new InvalidArgumentError(`expected ${kind}, got an empty path`);
+    return value;
+  };
+}
+
+/**
  * The bounds of an interval a command repeats its cycle at (`fed monitor --watch`, `fed chat bridge
  * --interval`): under 0.1 s the cycle would run again almost at once, a busy loop.
  */

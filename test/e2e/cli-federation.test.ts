@@ -271,6 +271,32 @@ describe('fed team', () => {
     const unset = await runFed(['team', 'list', '--json'], { cwd: root, env: { FED_ROOT: '' } });
     expect(unset, unset.stderr).toMatchObject({ code: 0, stdout: '[]\n' });
   });
+
+  it('an empty path given to any path option or argument exits 2 and writes nothing, never read as "not given"', async () => {
+    const root = await initialised();
+    const before = readdirSync(root).sort();
+    // Each had a default it fell back to when given '' (printing instead of writing, a temp federation, no
+    // log) or read the current folder as the path.
+    for (const [args, what] of [
+      [['machines', 'export', '--out', ''], "option '--out <dir>'"],
+      [['demo', '--dir', ''], "option '--dir <dir>'"],
+      [['actors', 'run', '--once', '--inspect-log', ''], "option '--inspect-log <file>'"],
+      [['run', '--inspect-log', ''], "option '--inspect-log <file>'"],
+      [['launch', '--team', 'docs', '--inspect-log', ''], "option '--inspect-log <file>'"],
+      [
+        ['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 's', '--body-file', ''],
+        "option '--body-file <path>'",
+      ],
+      [['deliverable', 'check', ''], "argument 'file'"],
+      [['deliverable', 'check', 'x.md', '--schema', ''], "option '--schema <file>'"],
+    ] as const) {
+      const result = await runFed(args, { cwd: root });
+      expect(result, args.join(' ')).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr, args.join(' ')).toContain(`${what}`);
+      expect(result.stderr, args.join(' ')).toMatch(/expected a (file|folder), got an empty path/);
+    }
+    expect(readdirSync(root).sort()).toEqual(before);
+  });
 });
 
 describe('worktree placement', () => {

@@ -5,6 +5,7 @@ import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { CliExit, federationContext, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
+import { nonEmptyPath } from '../option-parsers.js';
 
 function describe(result: ConsumeResult): string {
   const lines: string[] = [];
@@ -34,7 +35,7 @@ export function registerActors(program: Command, io: CliIo): void {
     .option('--team <team>', 'only this team')
     .option('--once', 'process what is pending and exit instead of watching')
     .option('--inspect', 'serve the Stately inspector for the actors (prints the page URL)')
-    .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines')
+    .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines', nonEmptyPath('a file'))
     .option('--json', 'print one JSON object per consume (JSON lines)')
     .action(
       async (

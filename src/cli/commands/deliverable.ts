@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CheckDeliverableOptions, DeliverableCheck } from '../../engine/deliverable/check-deliverable.js';
 import { NotAFederationError } from '../../core/errors.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
+import { nonEmptyPath } from '../option-parsers.js';
 
 /** The federation the command runs in, if any: outside one there is no deliverableSchema (a broken config is still an error). */
 function federationIfAny(command: Command, io: CliIo): CommandContext | undefined {
@@ -21,8 +22,12 @@ export function registerDeliverable(program: Command, io: CliIo): void {
     .description(
       'check a deliverable against the documentation standards (and deliverableSchema); exit 2 on violations',
     )
-    .argument('<file>', 'the deliverable (Markdown, or .json)')
-    .option('--schema <file>', 'JSON Schema to validate with (default: deliverableSchema from federate.config.json)')
+    .argument('<file>', 'the deliverable (Markdown, or .json)', nonEmptyPath('a file'))
+    .option(
+      '--schema <file>',
+      'JSON Schema to validate with (default: deliverableSchema from federate.config.json)',
+      nonEmptyPath('a file'),
+    )
     .option('--json', 'print {file, ok, violations, summary} as JSON')
     .action(async (file: string, options: { schema?: string; json?: boolean }, command: Command) => {
       // Loaded on use: the Markdown parser and ajv would otherwise slow every fed command down (fed event runs often).

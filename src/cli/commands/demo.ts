@@ -7,6 +7,7 @@ import { demoSteps } from '../../apps/demo/demo-steps.js';
 import { DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import { quote } from 'shell-quote';
 import { CliExit, type CliIo } from '../io.js';
+import { nonEmptyPath } from '../option-parsers.js';
 
 /**
  * `fed demo` (`npm run demo`): a whole federation end to end on the built-in defaults — a sample monorepo
@@ -24,7 +25,11 @@ export function registerDemo(
   program
     .command('demo')
     .description('run a whole federation end to end in a temp directory, printing each command and its output')
-    .option('--dir <dir>', 'a new or empty directory to create the federation in (default: a new temp directory)')
+    .option(
+      '--dir <dir>',
+      'a new or empty directory to create the federation in (default: a new temp directory)',
+      nonEmptyPath('a folder'),
+    )
     .option('--keep', 'keep the temp directory afterwards (a --dir is always kept)')
     .action(async (options: { dir?: string; keep?: boolean }) => {
       const started = Date.now();

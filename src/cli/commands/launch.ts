@@ -6,7 +6,7 @@ import { keepTeamWhileLaunching } from '../../apps/hosts/keep-team-while-launchi
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
-import { oneOf, positiveNumber } from '../option-parsers.js';
+import { nonEmptyPath, oneOf, positiveNumber } from '../option-parsers.js';
 import { AGENT_PRESETS, type AgentPresetName } from '../../core/schema/config.js';
 import { requireTeam } from '../team-option.js';
 import { describeRun } from '../describe-run.js';
@@ -33,7 +33,7 @@ export function registerLaunch(program: Command, io: CliIo, runCli?: InProcessCo
       positiveNumber('seconds'),
     )
     .option('--inspect', 'serve the Stately inspector for the team actor (prints the page URL)')
-    .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines')
+    .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines', nonEmptyPath('a file'))
     .option('--json', 'print one result object')
     .addHelpText('after', LAUNCH_EXIT_CODES_HELP)
     .action(

@@ -10,6 +10,7 @@ import {
 } from '../../apps/machines-export/export-machines.js';
 import { refuseFileForFolder } from '../../infra/fs/folder-option.js';
 import type { CliIo } from '../io.js';
+import { nonEmptyPath } from '../option-parsers.js';
 
 /** `fed machines export`: the lifecycle machines as diagrams or data. Needs no federation. */
 export function registerMachines(program: Command, io: CliIo): void {
@@ -24,11 +25,12 @@ export function registerMachines(program: Command, io: CliIo): void {
     .option(
       '--out <dir>',
       'write <machine-id>.<ext> files into this directory (Mermaid also gets a <machine-id>.md page GitHub renders)',
+      nonEmptyPath('a folder'),
     )
     .action((options: { format: ExportFormat; machine?: string; out?: string }) => {
       // --machine is checked against the catalog by commander, so the filter never comes back empty.
       const entries = machineCatalog.filter((entry) => !options.machine || entry.id === options.machine);
-      if (!options.out) return io.stdout(exportText(entries, options.format));
+      if (options.out === undefined) return io.stdout(exportText(entries, options.format));
       const out = resolve(io.cwd, options.out);
       refuseFileForFolder(out, '--out', 'give a folder to write the files into');
       const written = writeExportFiles(out, exportFiles(entries, options.format));

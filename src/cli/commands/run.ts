@@ -5,7 +5,7 @@ import { runFederation, type RunSummary, type TeamRun } from '../../apps/run/run
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
-import { duration, positiveInteger, positiveNumber } from '../option-parsers.js';
+import { duration, nonEmptyPath, positiveInteger, positiveNumber } from '../option-parsers.js';
 import { DURATION_EXAMPLES } from '../../core/schema/duration.js';
 import { LAUNCH_EXIT_CODES_HELP, launchExitCode } from '../launch-exit-code.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
@@ -37,7 +37,11 @@ export function registerRun(program: Command, io: CliIo, runCli?: InProcessComma
       `wait this long at most (from the start of the run) for rate limits to reset, then resume the paused teams' sessions; a team whose limit resets later is left paused (${DURATION_EXAMPLES}; default 6h)`,
       duration(),
     )
-    .option('--inspect-log <file>', 'append xstate inspection events of every team to <file> as JSON lines')
+    .option(
+      '--inspect-log <file>',
+      'append xstate inspection events of every team to <file> as JSON lines',
+      nonEmptyPath('a file'),
+    )
     .option('--json', 'print one summary object at the end')
     .addHelpText('after', LAUNCH_EXIT_CODES_HELP)
     .action(

@@ -18,7 +18,7 @@ import { type AckResult, type InvalidSignalFile, type SignalEntry } from '../../
 import { SIGNAL_BOXES, type SignalBox } from '../../core/schema/signal.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-import { duration, positiveInteger } from '../option-parsers.js';
+import { duration, nonEmptyPath, positiveInteger } from '../option-parsers.js';
 import { renderTable } from '../../core/table.js';
 import { displayLine, SUBJECT_CHARS } from '../../core/display-line.js';
 import { notifyChannels } from '../../apps/needs-you/notify-channels.js';
@@ -75,7 +75,7 @@ function registerSend(signal: Command, io: CliIo): void {
     .addOption(new Option('--type <type>', 'signal type').choices(SIGNAL_TYPES).makeOptionMandatory())
     .requiredOption('--subject <text>', 'short summary (also names the file)')
     .option('--body <text>', 'full message content (default: empty)')
-    .option('--body-file <path>', 'read the body from a file, or from standard input with "-"')
+    .option('--body-file <path>', 'read the body from a file, or from standard input with "-"', nonEmptyPath('a file'))
     .option('--from <team>', `sender (default: ${DEFAULT_PARTY})`)
     .option('--id <uuid>', 'signal id; repeating a send with the same id delivers it only once')
     .option('--reply-to <id>', 'the id of the signal this one answers (that signal becomes "answered")')
