@@ -18,6 +18,7 @@ export type DoctorCheck =
   | 'temp-file'
   | 'signal-id'
   | 'folder'
+  | 'permission'
   | 'agent-cli'
   | 'config';
 

@@ -145,6 +145,37 @@ describe('a file fed may not read', () => {
         expect(result.stdout).toContain(`${path} cannot be used: cannot be read (EACCES); ${fix}\n  fix: ${fix}\n`);
       }),
   );
+
+  it.skipIf(skipWithout(suite, missing))(
+    "a team's inbox: that team is unhealthy in fed monitor and a finding of fed doctor; the other teams are checked as ever",
+    async () => {
+      const inbox = join('.fed', 'teams', 'docs', '.fed', 'signals', 'inbox');
+      await unreadable(inbox, async (path, root) => {
+        await onboardTeam(openFederation(root), { domain: 'other' }, { durable: false });
+        if (user) handOver(join(root, '.fed', 'teams', 'other'), user);
+        const monitor = await runFed(['--root', root, 'monitor', '--json'], { user });
+        expect(monitor.code, monitor.stderr).toBe(0);
+        const teams = (
+          JSON.parse(monitor.stdout) as { teams: Array<{ team: string; healthy: boolean; reasons: string[] }> }
+        ).teams;
+        expect(teams.map(({ team, healthy }) => ({ team, healthy }))).toEqual([
+          { team: 'docs', healthy: false },
+          { team: 'other', healthy: true },
+        ]);
+        expect(teams[0]!.reasons).toEqual([
+          `cannot read the team's signal boxes: ${path}: permission denied (scandir) [EACCES]; give the user running fed access to it`,
+        ]);
+
+        const doctor = await runFed(['--root', root, 'doctor', '--json'], { user });
+        expect(doctor.code, doctor.stderr).toBe(1);
+        const { findings } = JSON.parse(doctor.stdout) as { findings: Array<Record<string, unknown>> };
+        expect(findings).toEqual([
+          expect.objectContaining({ check: 'permission', team: 'docs', path: expect.stringContaining(path), fix }),
+        ]);
+        expect(findings[0]!.problem).toMatch(/: permission denied \(\w+\) \[EACCES\]; fed cannot check what is there$/);
+      });
+    },
+  );
 });
 
 describe('fileSystemErrorFor', () => {

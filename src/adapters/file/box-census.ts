@@ -67,7 +67,7 @@ export type InboxCensusListener = (party: SignalParty, inbox: string, census: Bo
  * first name (`fed signal list --box outbox` finds the copy by id; reading every outbox signal here would
  * cost a monitoring cycle a file per signal). A name found in no inbox either way (or in several, not
  * all acknowledged) counts as unacknowledged: the monitor would rather over-report pending work than hide it.
- * A box that a file on its path keeps from being listed counts as empty, and its party's census says why.
+ * A box that a file on its path, or its permissions, keep from being listed counts as empty, and its party's census says why.
  */
 export function censusOfBoxes(
   root: string,
@@ -126,15 +126,19 @@ export function censusOfBoxes(
 }
 
 /**
- * Why a box cannot be listed when a file lies where it (or a folder above it) belongs (ENOTDIR, as the
- * listing found it: no look at the path beforehand): one team's layout, reported with that team. Any
- * other error is thrown.
+ * Why a box cannot be listed when a file lies where it (or a folder above it) belongs (ENOTDIR), or the
+ * user fed runs as may not read it (EACCES, EPERM: an agent run as another user made it its own), as the
+ * listing found it, with no look at the path beforehand: one team's, reported with that team. Any other
+ * error is thrown.
  */
 function unlistable(error: unknown): string {
-  const known = (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? fileSystemErrorFor(error) : undefined;
+  const known = ONE_TEAMS.has((error as NodeJS.ErrnoException).code) ? fileSystemErrorFor(error) : undefined;
   if (known === undefined) throw error;
   return known.message;
 }
+
+/** The errors listing a box that concern its team alone (unlistable). */
+const ONE_TEAMS: ReadonlySet<string | undefined> = new Set(['ENOTDIR', 'EACCES', 'EPERM']);
 
 /** Whether the inbox copies of the first name of the run `name` is a later name of are all acknowledged (false when none is held). */
 function acknowledgedAsRunStart(acked: ReadonlyMap<string, boolean>, name: string): boolean {

@@ -3,9 +3,9 @@ import { adapterFor } from '../../adapters/index.js';
 import { FedError, NotAFederationError } from '../../core/errors.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import { unsandboxedNote } from './sandbox-note.js';
-import type { Registry } from '../../core/schema/registry.js';
+import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { belowLink, findRootLinks, findWorkspaceLinks } from './runtime-links.js';
-import { checkFolders, checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
+import { checkFolders, checkLock, findLeftoverTempFiles, lockFilesIn, permissionFinding } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
 import { teamNetworkPolicy } from '../launch/prepare/sandbox/host-policy.js';
@@ -195,18 +195,17 @@ async function checkFederation(subject: DoctorSubject, options: DoctorOptions): 
         notes.push(
           `team "${entry.domainId}": network "open" — a sandboxed agent of it can reach any host (agent.network)`,
         );
-      const team = await checkTeam(fed, entry);
-      pending.push(...team.findings);
-      if (team.elsewhere) notes.push(team.elsewhere);
-      // Every link of a workspace inside the root, also beside the one its check refused.
-      const workspaceLinks = team.workspaceOk || team.linked ? findWorkspaceLinks(entry) : [];
-      pending.push(...workspaceLinks);
-      if (!team.workspaceOk) continue;
-      // A party with a linked runtime folder is only reported (above): its inbox is not read.
-      if (workspaceLinks.length === 0) signalParties.push({ id: entry.domainId, entry });
-      const workspace = workspacePaths(entry.location);
-      for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
-      pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
+      // A team's files fed may not read are that team's finding: the other teams are checked as ever.
+      const found: PendingFinding[] = [];
+      try {
+        const readable = await checkTeamFiles(fed, entry, found, notes);
+        if (readable) signalParties.push({ id: entry.domainId, entry });
+      } catch (error) {
+        const denied = permissionFinding(error, entry.domainId);
+        if (denied === undefined) throw error;
+        found.push(denied);
+      }
+      pending.push(...found);
     }
     pending.push(...(await checkOrphanWorkspaces(fed, registry, onboardings.accounted)));
     if (configured) {
@@ -248,6 +247,30 @@ async function checkFederation(subject: DoctorSubject, options: DoctorOptions): 
     notes.push(...shared.notes);
   }
   return { root, findings, notes, warnings, healthy: findings.every((f) => f.fixed), servers };
+}
+
+/**
+ * A registered team's workspace, marker, state, links, locks and temp files: its findings into `found`;
+ * whether its inbox is then to be read (not when its workspace is unusable or a runtime folder a link).
+ */
+async function checkTeamFiles(
+  fed: Federation,
+  entry: RegistryEntry,
+  found: PendingFinding[],
+  notes: string[],
+): Promise<boolean> {
+  const team = await checkTeam(fed, entry);
+  found.push(...team.findings);
+  if (team.elsewhere) notes.push(team.elsewhere);
+  // Every link of a workspace inside the root, also beside the one its check refused.
+  const workspaceLinks = team.workspaceOk || team.linked ? findWorkspaceLinks(entry) : [];
+  found.push(...workspaceLinks);
+  if (!team.workspaceOk) return false;
+  const workspace = workspacePaths(entry.location);
+  for (const lock of lockFilesIn(workspace.state)) found.push(...optional(checkLock(lock, entry.domainId)));
+  found.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
+  // A party with a linked runtime folder is only reported (above): its inbox is not read.
+  return workspaceLinks.length === 0;
 }
 
 function optional<T>(value: T | undefined): T[] {

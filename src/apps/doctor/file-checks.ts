@@ -2,6 +2,7 @@ import { readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { gitSucceeds } from '../../engine/registry/git.js';
 import { isTempFileName, unlinkQuietly } from '../../infra/fs/atomic-write.js';
+import { readPermissionFix } from '../../infra/fs/fs-errors.js';
 import { inspectLock, removeAbandonedLock, removeInspectedLock } from '../../infra/fs/lock.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
@@ -82,6 +83,24 @@ export function checkFolderPath(folder: string, error: unknown, team?: string): 
     return stat.isDirectory() ? [] : [folderFinding(path, stat, team)];
   }
   return [];
+}
+
+/**
+ * A path the user fed runs as may not read (EACCES, EPERM: an agent run as another user made a folder
+ * its own): what the checks could not look at, and that its permissions are the fix; undefined for any
+ * other error. The team's other checks are not made: each would fail on it again.
+ */
+export function permissionFinding(error: unknown, team?: string): PendingFinding | undefined {
+  const { code, path, syscall } = error as NodeJS.ErrnoException;
+  const fix = readPermissionFix(code);
+  if (fix === undefined || path === undefined) return undefined;
+  return {
+    check: 'permission',
+    ...(team === undefined ? {} : { team }),
+    path,
+    problem: `${path}: permission denied (${syscall}) [${code}]; fed cannot check what is there`,
+    fix,
+  };
 }
 
 function folderFinding(path: string, stat: Stats, team?: string): PendingFinding {

@@ -3,7 +3,7 @@ import type { SignalParty } from '../../core/resolve-party.js';
 import { idIntruders, repeatedIds } from '../../engine/delivery/id-intruders.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
 import type { Federation } from '../../engine/context.js';
-import { checkFolderPath } from './file-checks.js';
+import { checkFolderPath, permissionFinding } from './file-checks.js';
 
 /**
  * Inbox files that reuse the id of a signal fed delivered there (see idIntruders): each a finding, whose
@@ -19,8 +19,10 @@ export async function checkSignalIds(fed: Federation, parties: readonly SignalPa
     try {
       listed = await inbox.list();
     } catch (error) {
-      // A file where the inbox (or a folder above it) belongs is this party's finding, not the end of the checks.
-      findings.push(...checkFolderPath(inbox.location, error, team));
+      // A file where the inbox (or a folder above it) belongs, or an inbox fed may not read, is this
+      // party's finding, not the end of the checks.
+      const denied = permissionFinding(error, team);
+      findings.push(...(denied ? [denied] : checkFolderPath(inbox.location, error, team)));
       continue;
     }
     const repeated = repeatedIds(listed.signals);
