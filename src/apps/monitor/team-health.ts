@@ -1,11 +1,10 @@
 import type { LifecycleStore } from '../../ports/lifecycle-store.js';
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
-import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
+import { joinPath, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
 import { isWorkspaceRefusal, teamWorkspace } from '../../adapters/index.js';
 import type { Federation } from '../../engine/context.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
@@ -144,7 +143,7 @@ async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: He
   if (state === 'failed') report.reasons.push(`failed: ${context.failure?.reason ?? 'no reason recorded'}`);
 
   if (archetype.producesDocument) {
-    const path = join(team.location, inputs.config.deliverable);
+    const path = joinPath(team.location, inputs.config.deliverable);
     const size = statSync(path, { throwIfNoEntry: false })?.size;
     report.deliverable = { path, exists: size !== undefined, sizeBytes: size ?? 0 };
   }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FED_DIR, pathEntries } from '../../../src/core/layout.js';
+import { FED_DIR, joinPath, pathEntries } from '../../../src/core/layout.js';
 import { workspacePaths } from 'fed/testing';
 
 describe('workspacePaths', () => {
@@ -51,5 +51,40 @@ describe('workspacePaths', () => {
           join(workspace, FED_DIR) + ending,
         );
     }
+  });
+});
+
+describe('joinPath', () => {
+  it('gives what path.join gives, for normalised paths and any others', () => {
+    const dirs = [
+      '/srv/federation',
+      '/',
+      '',
+      '.',
+      '..',
+      'relative/team',
+      '/srv//x',
+      '/srv/x/',
+      '/srv/./x',
+      '/srv/x/..',
+      'a..b',
+    ];
+    const relatives = [
+      'deliverable.md',
+      'docs/out.md',
+      '../up.md',
+      './here.md',
+      '',
+      '.',
+      '/abs.md',
+      'a//b.md',
+      'dir/',
+      '..x',
+    ];
+    for (const dir of dirs)
+      for (const relative of relatives)
+        expect(joinPath(dir, relative), `${JSON.stringify(dir)} + ${JSON.stringify(relative)}`).toBe(
+          join(dir, relative),
+        );
   });
 });
