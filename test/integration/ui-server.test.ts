@@ -238,6 +238,36 @@ describe('fed ui: the views', () => {
     const view = (await (await page('/api/needs-you')).json()) as NeedsYouView;
     expect(view).toMatchObject({ items: [], problems: expect.any(Array) });
   });
+
+  it("one team's inbox fed cannot list is that team's problem: the board, the queue and the federation's signals still answer", async () => {
+    const { root } = await signalFederation(['docs', 'api']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    await sendSignal(fed, { from: 'meta', to: 'api', type: 'report', subject: 'Hello', body: 'b' });
+    // A file where docs's inbox belongs (the same as an inbox docs's agent, run as another user, made its own).
+    const inbox = workspacePaths(getTeam(await fed.backend.registry.read(), 'docs').location).inbox;
+    rmSync(inbox, { recursive: true, force: true });
+    writeFileSync(inbox, 'x');
+    const { page, json } = await serve(['docs', 'api'], root);
+    const problem = expect.stringMatching(/^cannot read the team's signal boxes: .*\[ENOTDIR\]; move that file aside$/);
+
+    const board = await json<BoardView>('/api/board');
+    expect(board.teams.map(({ id, healthy }) => ({ id, healthy }))).toEqual([
+      { id: 'api', healthy: true },
+      { id: 'docs', healthy: false },
+    ]);
+    expect(board.teams[1]!.reasons).toEqual([problem]);
+    expect((await json<NeedsYouView>('/api/needs-you')).problems).toEqual([`team docs: ${board.teams[1]!.reasons[0]}`]);
+    const signals = await json<SignalsView>('/api/signals');
+    expect(signals.signals.map(({ to, subject }) => ({ to, subject }))).toEqual([{ to: 'api', subject: 'Hello' }]);
+    // Asked for that team's own signals, the page is told what is wrong, as fed signal list says it.
+    const own = await page('/api/signals?team=docs');
+    expect(own.status).toBe(500);
+    expect(await own.json()).toEqual({
+      ok: false,
+      code: 'FS_ENOTDIR',
+      message: expect.stringMatching(/^\/.*\[ENOTDIR\]; move that file aside$/),
+    });
+  });
 });
 
 describe('fed ui: the cached views (no change feed: what they read is what the test says changed)', () => {

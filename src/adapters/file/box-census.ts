@@ -132,13 +132,20 @@ export function censusOfBoxes(
  * error is thrown.
  */
 function unlistable(error: unknown): string {
-  const known = ONE_TEAMS.has((error as NodeJS.ErrnoException).code) ? fileSystemErrorFor(error) : undefined;
+  const known = concernsItsPartyAlone(error) ? fileSystemErrorFor(error) : undefined;
   if (known === undefined) throw error;
   return known.message;
 }
 
-/** The errors listing a box that concern its team alone (unlistable). */
-const ONE_TEAMS: ReadonlySet<string | undefined> = new Set(['ENOTDIR', 'EACCES', 'EPERM']);
+const ITS_PARTYS_ALONE: ReadonlySet<string | undefined> = new Set(['ENOTDIR', 'EACCES', 'EPERM']);
+
+/**
+ * Whether listing a party's box failed for a reason of that party's alone (a file in its place, no
+ * permission to read it: unlistable), which its census reports: every other reader of the box passes it by.
+ */
+export function concernsItsPartyAlone(error: unknown): boolean {
+  return ITS_PARTYS_ALONE.has((error as NodeJS.ErrnoException).code);
+}
 
 /** Whether the inbox copies of the first name of the run `name` is a later name of are all acknowledged (false when none is held). */
 function acknowledgedAsRunStart(acked: ReadonlyMap<string, boolean>, name: string): boolean {

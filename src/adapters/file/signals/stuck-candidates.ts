@@ -12,7 +12,7 @@ import type {
   StuckSignalSearch,
 } from '../../../ports/stuck-signal-census.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
-import { censusOfBoxes, type InboxCensusListener } from '../box-census.js';
+import { censusOfBoxes, concernsItsPartyAlone, type InboxCensusListener } from '../box-census.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName, nameHint, signalTypeOfName } from './signal-file-name.js';
 import { readValidFile } from './read-valid-file.js';
 
@@ -120,7 +120,14 @@ export interface InboxName {
 }
 
 function boxNames(inbox: string): InboxName[] {
-  const names = listDirectory(inbox);
+  let names: string[];
+  try {
+    names = listDirectory(inbox);
+  } catch (error) {
+    // The census reports why (its team is unhealthy); the stuck signals of every other inbox are still found.
+    if (concernsItsPartyAlone(error)) return [];
+    throw error;
+  }
   const acks = new Set(names.filter(isAckFileName));
   return names.filter(isSignalFileName).map((name) => ({ name, acknowledged: acks.has(`${name}${ACK_FILE_SUFFIX}`) }));
 }

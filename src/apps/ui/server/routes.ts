@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FedError } from '../../../core/errors.js';
+import { fileSystemErrorFor } from '../../../infra/fs/fs-errors.js';
 import type { ActionRefusal } from '../api-types.js';
 import { pageAt } from '../client/pages.js';
 import type { UiAssets } from './assets.js';
@@ -82,6 +83,8 @@ export function httpStatusOf(error: FedError): number {
 /** A failure as the page shows it: fed's own code and message (ActionRefusal), never a stack. */
 export function replyError(response: ServerResponse, error: unknown): void {
   if (response.headersSent) return void response.destroy();
+  // A filesystem error fed knows (a file where a folder belongs, no permission) is said as fed's CLI says it.
+  error = fileSystemErrorFor(error) ?? error;
   if (error instanceof FedError) {
     const refusal: ActionRefusal = { ok: false, code: error.code, message: error.message };
     return replyJson(response, httpStatusOf(error), refusal);

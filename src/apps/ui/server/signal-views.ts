@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../../core/errors.js';
+import { fileSystemErrorFor } from '../../../infra/fs/fs-errors.js';
 import { deadlineTable } from '../../../core/deadlines.js';
 import { META } from '../../../core/schema/common.js';
 import type { Registry } from '../../../core/schema/registry.js';
@@ -48,14 +49,17 @@ export async function signalsView(
   const before = parseCursor(query.before);
   const { backend } = fed;
   const registry = await backend.registry.read();
-  const boxes = query.team ? await teamBoxes(fed, registry, query.team) : everyInbox(registry);
   // One more than the page tells whether there is a next page.
-  const kept = backend.signals.newest
-    ? (await backend.signals.newest(boxes, { before, limit: limit + 1 })).map(({ entry, box }): Located => ({
-        entry,
-        box: boxes[box]!.box,
-      }))
-    : await listedNewest(fed, boxes, query.before, limit + 1);
+  const newest = async (boxes: readonly PartyBox[]) =>
+    backend.signals.newest
+      ? (await backend.signals.newest(boxes, { before, limit: limit + 1 })).map(({ entry, box }): Located => ({
+          entry,
+          box: boxes[box]!.box,
+        }))
+      : await listedNewest(fed, boxes, query.before, limit + 1);
+  const kept = query.team
+    ? await newest(await teamBoxes(fed, registry, query.team))
+    : await withoutUnlistable(fed, everyInbox(registry), newest);
   const page = kept.slice(0, limit);
   const signals = await signalRows(fed, registry, page);
   const last = page.at(-1);
@@ -129,6 +133,29 @@ function reportRow(report: SignalReport): SignalRow {
 function signalRow(message: SignalMessage, state: DeliveryState, replyTo: string | null): SignalRow {
   const { id, type, from, to, subject, timestamp: sentAt } = message;
   return { id, type, from, to, subject, sentAt, state, replyTo };
+}
+
+/**
+ * `read` of the boxes, without those fed cannot list for a reason of their party's alone (a file where the
+ * inbox belongs, no permission to read it: the board says so, that team unhealthy) — one team's inbox must
+ * not take the federation's signals page down. Each such box is found by the error naming its path.
+ */
+async function withoutUnlistable<T>(
+  fed: Federation,
+  boxes: readonly PartyBox[],
+  read: (boxes: readonly PartyBox[]) => Promise<T>,
+): Promise<T> {
+  const left = [...boxes];
+  for (;;) {
+    try {
+      return await read(left);
+    } catch (error) {
+      const at = fileSystemErrorFor(error)?.refusal ? (error as NodeJS.ErrnoException).path : undefined;
+      const unlistable = left.findIndex(({ party }) => fed.backend.signals.inbox(party).location === at);
+      if (unlistable < 0) throw error;
+      left.splice(unlistable, 1);
+    }
+  }
 }
 
 /** Every inbox holds each signal once (an outbox copy is a record of the same send): the federation's signals. */
