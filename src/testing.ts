@@ -238,7 +238,7 @@ export { StoreContact } from './apps/hosts/store-contact.js';
 /** What a fenced host's server aborts its launches with, as the dispatcher's tests fence one. */
 export { LaunchFenced } from './apps/launch/launch-options.js';
 export { serveFederation } from './apps/serve/serve-federation.js';
-export { serveLeases } from './apps/serve/serve-lease.js';
+export { acquireServeLease, serveLeases } from './apps/serve/serve-lease.js';
 /** What a server does after a worktree team's launch for a move to another host: its commit recorded, its branch pushed. */
 export { keepTeamCommit } from './apps/hosts/team-commit.js';
 export { retryTeam } from './apps/run/team-retry.js';

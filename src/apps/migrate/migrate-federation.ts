@@ -8,7 +8,7 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import { hostState } from '../hosts/host-liveness.js';
 import { keepTeamFiles, restoreTeamFiles } from '../hosts/team-files.js';
 import { keepTranscripts, restoreTranscripts } from '../hosts/team-transcripts.js';
-import { serveLeases } from '../serve/serve-lease.js';
+import { serveLeases, serverHost } from '../serve/serve-lease.js';
 
 /**
  * `fed migrate`: a whole federation between files and a backend shared across machines (JetStream), as
@@ -72,13 +72,18 @@ function fileSide({ root, config, env }: Federation): FederationBackend {
   return openBackend({ root, config: { ...config, backend: { type: DEFAULT_ADAPTER.type } }, env });
 }
 
-/** Refused while a `fed serve` runs the federation: here (its lease), or on any host of the shared side (its heartbeat). */
+/**
+ * Refused while a `fed serve` runs the federation: here (its lease), or on any host of the shared side (its
+ * heartbeat). Each is named once, by the host name it serves as: the server here beats as a host too.
+ */
 async function refuseWhileServed(fed: Federation): Promise<void> {
-  const serving = serveLeases(fed.root)
-    .filter((lease) => lease.holder !== 'gone' && lease.owner)
-    .map((lease) => describeLockOwner(lease.owner!));
+  const here = serveLeases(fed.root).flatMap((lease) => (lease.holder !== 'gone' && lease.owner ? [lease.owner] : []));
+  const serving = here.map((owner) => describeLockOwner({ ...owner, host: serverHost(owner) }));
   for (const host of (await fed.backend.hosts?.list()) ?? [])
-    if (hostState(fed.config.serve, host, fed.now()).state === 'alive')
+    if (
+      hostState(fed.config.serve, host, fed.now()).state === 'alive' &&
+      !here.some((owner) => owner.pid === host.record.pid && serverHost(owner) === host.record.name)
+    )
       serving.push(`host ${host.record.name} (pid ${host.record.pid}, heard from at ${host.heardAt.toISOString()})`);
   if (serving.length === 0) return;
   throw new RefusedError(

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation, type Federation, type RegistryEntry } from 'fed';
-import { migrateIntoBackend, migrateIntoFiles } from 'fed/testing';
+import { acquireServeLease, migrateIntoBackend, migrateIntoFiles } from 'fed/testing';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
@@ -74,6 +74,20 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     });
     const onFiles = openFederation(elsewhere.root, { env: {} });
     await expect(onFiles.backend.registry.read()).rejects.toMatchObject({ code: 'NOT_A_FEDERATION' });
+
+    // A server here beats as a host too: it is named once, by its lease, as the host name it serves as.
+    await shared.backend.hosts!.put({ ...record, pid: process.pid });
+    const lease = await acquireServeLease(elsewhere.root, record.name);
+    try {
+      await expect(migrateIntoFiles(elsewhere)).rejects.toMatchObject({
+        code: 'SERVE_RUNNING',
+        message: expect.stringMatching(
+          new RegExp(`^fed serve runs this federation \\(pid ${process.pid} on build-2 since [^;)]*\\): `),
+        ),
+      });
+    } finally {
+      lease.release();
+    }
 
     // Stopped on purpose (SIGTERM): the copy goes through; the stopped host stays behind.
     await shared.backend.hosts!.put({ ...record, stoppedAt: '2026-01-01T01:00:00.000Z' });
