@@ -15,6 +15,7 @@ import { AccountRamp } from './account-ramp.js';
 import type { ServeEvent } from './serve-events.js';
 import type { TakenWork } from '../../ports/dispatch-queue.js';
 import { workFor, workKey, type TeamWork } from './team-work.js';
+import { ABORTED, untilAborted } from './until-aborted.js';
 
 /** How one dispatched launch ended, as the dispatcher needs it. */
 export type LaunchEnd =
@@ -212,9 +213,10 @@ export class Dispatcher {
     try {
       while (!signal.aborted) {
         try {
-          await this.judgeChanged();
-          if (signal.aborted) break;
-          await this.startReady();
+          // A read an unreachable broker holds (until it is back) is not waited for once stopping: no launch
+          // starts after dispatching ended (startReady checks), and the next start judges every team again.
+          const step = this.judgeChanged().then(() => (signal.aborted ? undefined : this.startReady()));
+          if ((await untilAborted(step, signal)) === ABORTED) break;
         } catch (error) {
           // The registry unreadable for a moment (a person editing it, a full disk): said, tried again soon.
           this.dirtyAll = true;

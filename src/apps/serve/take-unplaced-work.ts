@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DispatchQueue } from '../../ports/dispatch-queue.js';
 import type { Dispatcher } from './dispatcher.js';
+import { ABORTED, untilAborted } from './until-aborted.js';
 
 /** How long one ask for queued work waits for some before asking again (and seeing whether to stop). */
 const TAKE_WAIT_MS = 2_000;
@@ -44,16 +45,4 @@ export async function takeUnplacedWork(
       await sleep(RETRY_MS, undefined, { signal }).catch(() => undefined);
     }
   }
-}
-
-const ABORTED = Symbol('aborted');
-
-/** `promise`'s value, or ABORTED as soon as `signal` aborts (at once if it has). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openFederation, sendSignal, type Federation } from 'fed';
 import { processIsAlive, writeCurrentRun, type ServeEvent } from 'fed/testing';
 import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
@@ -125,5 +125,38 @@ describe('Dispatcher.stop with launches that cannot record their end', () => {
     await cutGrace.dispatcher.stop(60_000, early.signal);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(cutGrace.abandoned.sort()).toEqual(['api', 'web']);
+  });
+});
+
+describe('Dispatcher.run with a read the broker holds', () => {
+  it('returns as soon as it is stopped, starting nothing after: the held read is not waited for', async () => {
+    const fed = await federationWithWork(['api']);
+    // The registry read an unreachable broker holds until it is back (a minute or more).
+    let held: (() => void) | undefined;
+    const { registry } = fed.backend;
+    vi.spyOn(registry, 'read').mockImplementationOnce(
+      () => new Promise((resolve, reject) => (held = () => void registry.read().then(resolve, reject))),
+    );
+    const launched: string[] = [];
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      onEvent: () => undefined,
+      launch: async (candidate) => {
+        launched.push(candidate.team.domainId);
+        return PAUSED;
+      },
+    });
+    const stop = new AbortController();
+    const running = dispatcher.run(stop.signal);
+    await waitFor(() => held !== undefined, 10_000, 'the registry read');
+    const asked = Date.now();
+    stop.abort();
+    await running;
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    // The broker back: the read answers late, and nothing is started by it.
+    held!();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(launched).toEqual([]);
+    expect(dispatcher.runningTeams()).toEqual([]);
   });
 });
