@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { initFederation, onboardTeam, openFederation, signalMessageSchema } from 'fed';
+import { initFederation, onboardTeam, openFederation, sendSignal, signalMessageSchema, type Federation } from 'fed';
 import { resolveSignalWorkspace, type SignalWorkspace } from 'fed/testing';
 import { tempDir } from './temp-dir.js';
 
@@ -19,6 +19,15 @@ export async function signalFederation(teams: readonly string[] = ['docs']): Pro
     meta: resolveSignalWorkspace(root, 'meta'),
     team: (id) => resolveSignalWorkspace(root, id, { allowArchived: true }),
   };
+}
+
+/** signalFederation's teams, each with its mission sent (a directive from meta): work for a dispatcher. */
+export async function federationWithWork(teams: readonly string[]): Promise<Federation> {
+  const { root } = await signalFederation(teams);
+  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+  for (const team of teams)
+    await sendSignal(fed, { to: team, type: 'directive', subject: `Document ${team}`, body: 'Go.' });
+  return fed;
 }
 
 /** Every entry of a directory (dot-files included), sorted; [] when it does not exist. */

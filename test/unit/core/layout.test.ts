@@ -3,6 +3,30 @@ import { describe, expect, it } from 'vitest';
 import { FED_DIR, joinPath, pathEntries } from '../../../src/core/layout.js';
 import { workspacePaths } from 'fed/testing';
 
+/** Paths normalised or not, which a joining shortcut must give as path.join does. */
+const PATHS = [
+  '/srv/federation',
+  '/',
+  '',
+  '.',
+  '..',
+  'relative/team',
+  './relative',
+  '../up/team',
+  '/srv//federation',
+  '/srv/federation/',
+  '/srv/./federation',
+  '/srv/federation/..',
+  '//srv',
+  '/srv/.',
+  '/srv/./',
+  'a/../b',
+  '..x',
+  '.x/y',
+  '/srv/a..b/.hidden/...',
+  '/srv/team-0001.d/x.',
+];
+
 describe('workspacePaths', () => {
   // What every path is under `.fed`, from a plain workspace.
   const plain = workspacePaths('/srv/federation/.fed/teams/alpha');
@@ -21,28 +45,7 @@ describe('workspacePaths', () => {
   });
 
   it('gives what path.join gives for any workspace, normalised or not', () => {
-    for (const workspace of [
-      '/srv/federation',
-      '/',
-      '',
-      '.',
-      '..',
-      'relative/team',
-      './relative',
-      '../up/team',
-      '/srv//federation',
-      '/srv/federation/',
-      '/srv/./federation',
-      '/srv/federation/..',
-      '//srv',
-      '/srv/.',
-      '/srv/./',
-      'a/../b',
-      '..x',
-      '.x/y',
-      '/srv/a..b/.hidden/...',
-      '/srv/team-0001.d/x.',
-    ]) {
+    for (const workspace of PATHS) {
       const paths = workspacePaths(workspace);
       expect(paths.workspace).toBe(workspace);
       expect(paths.fedDir).toBe(join(workspace, FED_DIR));
@@ -56,19 +59,6 @@ describe('workspacePaths', () => {
 
 describe('joinPath', () => {
   it('gives what path.join gives, for normalised paths and any others', () => {
-    const dirs = [
-      '/srv/federation',
-      '/',
-      '',
-      '.',
-      '..',
-      'relative/team',
-      '/srv//x',
-      '/srv/x/',
-      '/srv/./x',
-      '/srv/x/..',
-      'a..b',
-    ];
     const relatives = [
       'deliverable.md',
       'docs/out.md',
@@ -81,7 +71,7 @@ describe('joinPath', () => {
       'dir/',
       '..x',
     ];
-    for (const dir of dirs)
+    for (const dir of PATHS)
       for (const relative of relatives)
         expect(joinPath(dir, relative), `${JSON.stringify(dir)} + ${JSON.stringify(relative)}`).toBe(
           join(dir, relative),

@@ -1,25 +1,17 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { openFederation, sendSignal, type Federation } from 'fed';
+import type { Federation } from 'fed';
 import { processIsAlive, writeCurrentRun, type ServeEvent } from 'fed/testing';
 import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
 import { stopAbandonedAgent } from '../../../src/apps/serve/abandoned-launch.js';
 import { isAlive, waitFor } from '../../helpers/fixture-process.js';
-import { signalFederation } from '../../helpers/signal-federation.js';
+import { federationWithWork } from '../../helpers/signal-federation.js';
 
 /**
  * Dispatcher.stop when launches cannot record their end (a broker down holds every write of theirs for a
  * minute): after the grace each gets a bounded wrap-up, then is given up — its agent stopped, its run left
  * owed — and the stop says which teams were paused and which owed, never one for the other.
  */
-async function federationWithWork(teams: readonly string[]) {
-  const { root } = await signalFederation(teams);
-  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
-  for (const team of teams)
-    await sendSignal(fed, { to: team, type: 'directive', subject: `Document ${team}`, body: 'Go.' });
-  return fed;
-}
-
 const PAUSED: LaunchEnd = {
   ok: true,
   result: { outcome: 'paused', state: 'paused', reason: 'interrupted', resumeAt: null },

@@ -1,23 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { openFederation, sendSignal } from 'fed';
 import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
 import { LaunchFenced, type TakenWork } from 'fed/testing';
 import { waitFor } from '../../helpers/fixture-process.js';
-import { signalFederation } from '../../helpers/signal-federation.js';
+import { federationWithWork } from '../../helpers/signal-federation.js';
 
 /**
  * The dispatcher's read-only state (what the dashboard shows under `fed serve --ui`): the teams it runs,
  * and the teams with work queued — for capacity, or until a time with the reason. The launches here are
  * held by the test, so what is running is what the test says.
  */
-async function federationWithWork(teams: readonly string[]) {
-  const { root } = await signalFederation(teams);
-  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
-  for (const team of teams)
-    await sendSignal(fed, { to: team, type: 'directive', subject: `Document ${team}`, body: 'Go.' });
-  return fed;
-}
-
 describe('Dispatcher.state', () => {
   it('names the team running, and the one waiting for capacity, oldest work first', async () => {
     const fed = await federationWithWork(['api', 'web']);
