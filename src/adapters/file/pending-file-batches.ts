@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { joinPath } from '../../core/layout.js';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../ports/signal-transport.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../core/schema/judge-signal.js';
 import { leftInPlace, readBoxFile } from './signals/parse-signal-file.js';
@@ -193,7 +193,7 @@ function readSignal(
   const judged = judgeFile(dir, name, (bytes) => judgeSignal(bytes, expect), settleMs);
   if (judged === undefined || 'invalid' in judged) return judged;
   const message = withAck(judged.value, undefined);
-  return { entry: { file: name, path: join(dir, name), message }, time: Date.parse(message.timestamp) };
+  return { entry: { file: name, path: joinPath(dir, name), message }, time: Date.parse(message.timestamp) };
 }
 
 /**
@@ -207,7 +207,7 @@ function judgeFile<T>(
   judge: (bytes: Buffer) => Judged<T>,
   settleMs: number,
 ): { value: T } | { invalid: InvalidSignalFile } | undefined {
-  const path = join(dir, name);
+  const path = joinPath(dir, name);
   let file: ReturnType<typeof readBoxFile>;
   try {
     file = readBoxFile(path);

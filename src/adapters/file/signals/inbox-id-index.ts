@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { joinPath } from '../../../core/layout.js';
 import type { z } from 'zod';
 import { FedError } from '../../../core/errors.js';
 import { judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';
@@ -98,7 +99,7 @@ export class InboxIdIndex {
       listed.push(file);
       if (known?.has(file)) continue;
       this.lastFilesRead++;
-      const message = readValidFile(join(this.inbox, file), (bytes) => judgeSignal(bytes, this.expect));
+      const message = readValidFile(joinPath(this.inbox, file), (bytes) => judgeSignal(bytes, this.expect));
       // An invalid file is read again next time: it may be a signal still being written.
       if (message) added.push({ id: message.id.toLowerCase(), file });
     }
