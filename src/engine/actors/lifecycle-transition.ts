@@ -1,6 +1,5 @@
 import {
   createActor,
-  initialTransition,
   type ActorRefLike,
   type AnyActorScope,
   type AnyMachineSnapshot,
@@ -27,9 +26,18 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
  * which are applied to the snapshot itself.
  */
 export function initialPersistedSnapshot(entry: MachineEntry, at: string): Record<string, unknown> {
-  const [snapshot] = initialTransition(entry.machine, { at });
+  let scope = initialScopes.get(entry.machine);
+  if (!scope) initialScopes.set(entry.machine, (scope = new TransitionScope(entry.machine)));
+  const [snapshot] = scope.initial({ at });
   return entry.machine.getPersistedSnapshot(snapshot) as Record<string, unknown>;
 }
+
+/**
+ * A scope per machine for its initial snapshots: xstate's `initialTransition` constructs an actor per
+ * call, which computes the initial snapshot once more before the one asked for — half of starting a
+ * lifecycle. A dashboard or a monitoring cycle over a thousand teams never applied starts a thousand.
+ */
+const initialScopes = new WeakMap<AnyStateMachine, TransitionScope>();
 
 /**
  * xstate's pure `transition(machine, snapshot, event)` on one actor scope kept for many transitions. xstate
@@ -60,6 +68,13 @@ export class TransitionScope {
       system: self.system,
       actionExecutor: (action) => void this.actions.push(action),
     };
+  }
+
+  /** The machine's initial snapshot for `input`, and the actions of entering it: what xstate's `initialTransition` returns. */
+  initial(input: unknown): [AnyMachineSnapshot, ExecutableActionObject[]] {
+    this.actions = [];
+    const snapshot = this.machine.getInitialSnapshot(this.scope, input) as AnyMachineSnapshot;
+    return [snapshot, this.actions];
   }
 
   /** The snapshot `event` leads `snapshot` to, and the actions to execute: what xstate's `transition` returns. */

@@ -37,6 +37,24 @@ describe('a lifecycle moved without an actor', () => {
     },
   );
 
+  it.each(archetypes.map((a) => [a.id, a.lifecycle] as const))(
+    '%s: started again and again on its one scope, each start is the one an actor of its own would persist',
+    (_id, entry) => {
+      for (const each of ['2026-03-04T05:06:07.089Z', at, '2024-12-31T23:59:59.999Z'])
+        expect(initialPersistedSnapshot(entry, each)).toEqual(
+          createActor(entry.machine, { input: { at: each } }).getPersistedSnapshot(),
+        );
+    },
+  );
+
+  it('a thousand lifecycles started construct one actor, not one each (xstate initialTransition constructs one per call)', () => {
+    const entry = { ...deliverableEntry, machine: deliverableEntry.machine.provide({}) };
+    const computed = vi.spyOn(entry.machine, 'getInitialSnapshot');
+    for (let i = 0; i < 1000; i++) initialPersistedSnapshot(entry, at);
+    // The scope's actor computes it once when constructed, then once for each start.
+    expect(computed).toHaveBeenCalledTimes(1001);
+  });
+
   it('reaches the snapshot an actor reaches, and inspection sees the team, the event and the snapshot', () => {
     const start = createActor(deliverableEntry.machine, { input: { at } }).getSnapshot();
     const actor = createActor(deliverableEntry.machine, { snapshot: start }).start();
