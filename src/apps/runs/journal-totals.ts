@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { FedError } from '../../core/errors.js';
 import { parseJsonText, toJsonText } from '../../core/json-text.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -27,6 +28,9 @@ const JOURNAL_FIX = 'move it aside; fed starts a new run journal';
  */
 export function teamRunTotals(fed: Federation, team: RegistryEntry): RunTotals {
   const paths = workspacePaths(team.location);
+  // A team never launched has no journal: told without the two exceptions failed opens throw (a dashboard
+  // starting over a thousand such teams spent ~60 ms on them).
+  if (statSync(paths.runsJournal, { throwIfNoEntry: false }) === undefined) return totalRuns([]);
   const kept = readKept(paths.runsTotals);
   if (kept) {
     const from = kept.bytes - Math.min(kept.bytes, EDGE_BYTES);
