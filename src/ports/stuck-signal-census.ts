@@ -46,4 +46,10 @@ export interface CensusWithCandidates {
   census: Map<string, PartyCensus>;
   /** The stuck-signal candidates chosen as the census looked at each inbox, read now. */
   candidates(): Promise<StuckCandidate[]>;
+  /**
+   * The candidates of one party's inbox, chosen as the census looked at it (by the census's `now`), read
+   * now, and the earliest deadline still ahead there noted in `search.next`: what `candidates([party],
+   * search)` gives, without looking at the inbox again. Undefined when the census did not look at it.
+   */
+  candidatesOf(party: SignalParty, search: StuckSignalSearch): Promise<StuckCandidate[] | undefined>;
 }

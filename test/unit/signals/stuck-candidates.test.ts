@@ -51,8 +51,8 @@ describe('stuck-signal candidates of a census', () => {
     expect(census.get(META)!.inbox).toEqual({ total: 44, unacknowledged: 13 });
     expect(
       candidates
-        .listed(inbox)!
-        .map((c) => c.name)
+        .picked(inbox)!
+        .names.map((c) => c.name)
         .sort(),
     ).toEqual([...overdue, other].sort());
   });

@@ -35,10 +35,25 @@ export class FileStuckSignalCensus implements StuckSignalCensus {
     parties: readonly SignalParty[],
     search: StuckSignalSearch,
   ): Promise<CensusWithCandidates> {
-    const picked = stuckCandidatesOfCensus(search.deadlines, search.now);
-    const census: Map<string, PartyCensus> = censusOfBoxes(this.root, parties, picked.onInbox);
-    return { census, candidates: async () => readCandidates(this.root, parties, search, picked.listed) };
+    const picks = stuckCandidatesOfCensus(search.deadlines, search.now);
+    const census: Map<string, PartyCensus> = censusOfBoxes(this.root, parties, picks.onInbox);
+    const listed = (inbox: string) => picks.picked(inbox)?.names;
+    return {
+      census,
+      candidates: async () => readCandidates(this.root, parties, search, listed),
+      candidatesOf: async (party, partySearch) => {
+        const pick = picks.picked(inboxOf(this.root, party));
+        if (pick === undefined) return undefined;
+        if (pick.due !== null) noteDue(partySearch.next, pick.due);
+        return readCandidates(this.root, [party], partySearch, () => pick.names);
+      },
+    };
   }
+}
+
+/** A party's inbox, as the census finds it: at its registered location (meta's at the root). */
+function inboxOf(root: string, party: SignalParty): string {
+  return workspacePaths(party.entry?.location ?? root).inbox;
 }
 
 /** The candidates of the parties' inboxes, read; `listed`: the names of an inbox when the census listed it already. */
@@ -50,7 +65,7 @@ function readCandidates(
 ): StuckCandidate[] {
   const candidates: StuckCandidate[] = [];
   for (const party of parties) {
-    const inbox = workspacePaths(party.entry?.location ?? root).inbox;
+    const inbox = inboxOf(root, party);
     const archived = party.entry !== undefined && statusOf(party.entry) === 'archived';
     for (const { name, acknowledged } of listed?.(inbox) ?? boxNames(inbox)) {
       if (!stuckCandidate(name, acknowledged, archived, deadlines, now, next)) continue;
@@ -91,32 +106,39 @@ function stuckCandidate(
 /**
  * The stuck-signal candidates of every inbox, picked from the census's listing as it is taken (only the
  * candidates are kept, not the listings), so a monitoring cycle lists each inbox once: `onInbox` goes to
- * censusOfBoxes, `listed` to readCandidates.
+ * censusOfBoxes, what `picked` gives to readCandidates.
  */
 export function stuckCandidatesOfCensus(
   deadlines: DeadlineTable,
   now: Date,
-): { onInbox: InboxCensusListener; listed: (inbox: string) => InboxName[] | undefined } {
-  const candidates = new Map<string, InboxName[]>();
+): { onInbox: InboxCensusListener; picked: (inbox: string) => InboxPick | undefined } {
+  const picks = new Map<string, InboxPick>();
   return {
     onInbox: (party, inbox, census) => {
       const archived = party.entry !== undefined && statusOf(party.entry) === 'archived';
       const names: InboxName[] = [];
+      const next: NextDue = { at: null };
       // A plain loop, as the census's (box-census.ts): it runs for every name of every inbox.
       for (let j = 0; j < census.signals.length; j++) {
         const name = census.signals[j]!;
         const acknowledged = census.acknowledged[j]!;
-        if (stuckCandidate(name, acknowledged, archived, deadlines, now)) names.push({ name, acknowledged });
+        if (stuckCandidate(name, acknowledged, archived, deadlines, now, next)) names.push({ name, acknowledged });
       }
-      candidates.set(inbox, names);
+      picks.set(inbox, { names, due: next.at });
     },
-    listed: (inbox) => candidates.get(inbox),
+    picked: (inbox) => picks.get(inbox),
   };
 }
 
 export interface InboxName {
   name: string;
   acknowledged: boolean;
+}
+
+/** An inbox's candidates as a census picked them, and the earliest deadline still ahead among its signals. */
+export interface InboxPick {
+  names: InboxName[];
+  due: number | null;
 }
 
 function boxNames(inbox: string): InboxName[] {

@@ -1,6 +1,6 @@
 import { statusOf } from '../../../core/find-team.js';
 import { deadlineTable, type NextDue } from '../../../core/deadlines.js';
-import { everyParty, type SignalParty } from '../../../core/resolve-party.js';
+import { everyParty } from '../../../core/resolve-party.js';
 import { META } from '../../../core/schema/common.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
@@ -11,7 +11,14 @@ import {
   type StuckSignal,
 } from '../../../engine/delivery/stuck-signals.js';
 import type { FederationChange } from '../../../ports/federation-changes.js';
-import type { StuckCandidate } from '../../../ports/stuck-signal-census.js';
+import type { CensusWithCandidates, StuckCandidate } from '../../../ports/stuck-signal-census.js';
+
+/** The changes a refresh acts on: every inbox, the inboxes named (a team's id or domain, or meta), the delivery facts. */
+export interface StuckMarks {
+  all: boolean;
+  names: ReadonlySet<string>;
+  rejudge: boolean;
+}
 
 /** What the views hold of one inbox. */
 interface InboxStuck {
@@ -37,7 +44,8 @@ export class StuckSignalViews {
   private readonly relist = new Set<string>();
   private relistAll = true;
   private rejudge = false;
-  private readonly deadlines;
+  /** The federation's signal deadlines, as a census that picks candidates for `refresh` needs them. */
+  readonly deadlines;
 
   constructor(private readonly fed: Federation) {
     this.deadlines = deadlineTable(fed.config.signalDeadlines);
@@ -62,35 +70,37 @@ export class StuckSignalViews {
   }
 
   /**
-   * Brings the held inboxes up to date with the registry's `teams` (a party new, moved or archived is
-   * looked at anew, one gone is let go) and the changes told. The flags are cleared before the reads and
-   * put back if one throws, so the next refresh reads again.
+   * The changes told since the last refresh, taken: cleared, so a change told from now on marks again.
+   * Taken before anything is read for the refresh (a census, whose look at the inboxes `refresh` reuses),
+   * and given back with `restore` if a read fails, so the next refresh reads again.
    */
-  async refresh(teams: readonly RegistryEntry[], now: Date): Promise<void> {
-    const marked = { all: this.relistAll, names: new Set(this.relist), rejudge: this.rejudge };
+  takeMarks(): StuckMarks {
+    const marks = { all: this.relistAll, names: new Set(this.relist), rejudge: this.rejudge };
     this.relistAll = false;
     this.relist.clear();
     this.rejudge = false;
-    try {
-      await this.read(everyParty(teams), marked, now);
-    } catch (error) {
-      this.relistAll ||= marked.all;
-      for (const name of marked.names) this.relist.add(name);
-      this.rejudge ||= marked.rejudge;
-      throw error;
-    }
+    return marks;
   }
 
-  /** Every stuck signal held, oldest first. */
-  signals(): StuckSignal[] {
-    return [...this.inboxes.values()].flatMap((inbox) => inbox.stuck).sort(byTimestamp);
+  /** Marks taken by a refresh that did not happen, given back: the next refresh reads again. */
+  restore(marks: StuckMarks): void {
+    this.relistAll ||= marks.all;
+    for (const name of marks.names) this.relist.add(name);
+    this.rejudge ||= marks.rejudge;
   }
 
-  private async read(
-    parties: readonly SignalParty[],
-    marked: { all: boolean; names: ReadonlySet<string>; rejudge: boolean },
+  /**
+   * Brings the held inboxes up to date with the registry's `teams` (a party new, moved or archived is
+   * looked at anew, one gone is let go) and the changes `marks` hold (takeMarks). An inbox `listing`
+   * looked at — a census taken after the marks — is not looked at again.
+   */
+  async refresh(
+    teams: readonly RegistryEntry[],
     now: Date,
+    marked: StuckMarks,
+    listing: CensusWithCandidates | undefined,
   ): Promise<void> {
+    const parties = everyParty(teams);
     const present = new Set(parties.map((party) => party.id));
     for (const id of this.inboxes.keys()) if (!present.has(id)) this.inboxes.delete(id);
     const { backend } = this.fed;
@@ -105,7 +115,8 @@ export class StuckSignalViews {
         marked.names.has(party.id) ||
         (party.entry !== undefined && marked.names.has(party.entry.domain))
       ) {
-        const candidates = await stuckCandidates(backend, [party], search);
+        const candidates =
+          (await listing?.candidatesOf(party, search)) ?? (await stuckCandidates(backend, [party], search));
         const stuck = await judgeStuckCandidates(backend, candidates, search);
         this.inboxes.set(party.id, { key, candidates, stuck, due: next.at });
       } else if (marked.rejudge) {
@@ -113,5 +124,10 @@ export class StuckSignalViews {
         if (next.at !== null && next.at < (held.due ?? Infinity)) held.due = next.at;
       }
     }
+  }
+
+  /** Every stuck signal held, oldest first. */
+  signals(): StuckSignal[] {
+    return [...this.inboxes.values()].flatMap((inbox) => inbox.stuck).sort(byTimestamp);
   }
 }

@@ -4,11 +4,12 @@ import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import type { FederationChange } from '../../../ports/federation-changes.js';
 import type { SignalInbox } from '../../../ports/signal-transport.js';
+import type { CensusWithCandidates } from '../../../ports/stuck-signal-census.js';
 import { byWaitingLongest } from '../../needs-you/needs-you.js';
 import { metaOpenSignals } from '../../needs-you/signal-items.js';
 import { lostHostNeedsYou } from '../../needs-you/host-items.js';
 import type { BoardView, NeedsYouEntry, NeedsYouView } from '../api-types.js';
-import { StuckSignalViews } from './stuck-views.js';
+import { StuckSignalViews, type StuckMarks } from './stuck-views.js';
 import { itemActions, teamFacts, type TeamFacts } from './team-card.js';
 
 /** Meta, as the asker of a question to itself: a party that is never archived. */
@@ -208,8 +209,21 @@ export class UiViews {
   }
 
   private async recomputeFlagged(stale: Set<string>): Promise<void> {
+    // A registry read may have archived, moved, added or removed a party: the stuck views compare. Their
+    // marks are taken before the census, whose look at the inboxes they reuse (a change told meanwhile
+    // marks them again for the next refresh), and given back if any read fails.
+    const stuckMarks = this.registryStale || this.stuckViews.stale ? this.stuckViews.takeMarks() : undefined;
+    try {
+      await this.recomputeMarked(stale, stuckMarks);
+    } catch (error) {
+      if (stuckMarks) this.stuckViews.restore(stuckMarks);
+      throw error;
+    }
+  }
+
+  private async recomputeMarked(stale: Set<string>, stuckMarks: StuckMarks | undefined): Promise<void> {
     const { backend } = this.fed;
-    const registryRead = this.registryStale;
+    const now = this.fed.now();
     if (this.registryStale) {
       this.registryStale = false;
       const registry = await backend.registry.read();
@@ -220,8 +234,15 @@ export class UiViews {
         if (this.teams.get(entry.domainId)?.entry !== JSON.stringify(entry)) stale.add(entry.domainId);
     }
     const entries = this.order.filter((entry) => stale.has(entry.domainId));
+    let listing: CensusWithCandidates | undefined;
     if (entries.length) {
-      const census = await backend.signals.census(entries.map((entry) => ({ id: entry.domainId, entry })));
+      const parties = entries.map((entry) => ({ id: entry.domainId, entry }));
+      // Where the stuck views look at inboxes too, the census's look serves both: a first board over a
+      // thousand teams lists each inbox once, not twice.
+      const { stuckCensus } = backend.signals;
+      if (stuckMarks && stuckCensus.supported)
+        listing = await stuckCensus.censusWithCandidates(parties, { deadlines: this.stuckViews.deadlines, now });
+      const census = listing?.census ?? (await backend.signals.census(parties));
       for (const entry of entries) {
         const facts = await teamFacts(this.fed, entry, census.get(entry.domainId)!);
         this.teams.set(entry.domainId, { entry: JSON.stringify(entry), facts });
@@ -231,9 +252,8 @@ export class UiViews {
       this.metaStale = false;
       this.meta = await this.metaItems();
     }
-    // A registry read may have archived, moved, added or removed a party: the stuck views compare.
-    if (registryRead || this.stuckViews.stale) {
-      await this.stuckViews.refresh(this.order, this.fed.now());
+    if (stuckMarks) {
+      await this.stuckViews.refresh(this.order, now, stuckMarks, listing);
       const signals = this.stuckViews.signals();
       this.stuck = {
         count: signals.length,
