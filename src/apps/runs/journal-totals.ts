@@ -28,9 +28,7 @@ const JOURNAL_FIX = 'move it aside; fed starts a new run journal';
  */
 export function teamRunTotals(fed: Federation, team: RegistryEntry): RunTotals {
   const paths = workspacePaths(team.location);
-  // A team never launched has no journal: told without the two exceptions failed opens throw (a dashboard
-  // starting over a thousand such teams spent ~60 ms on them).
-  if (statSync(paths.runsJournal, { throwIfNoEntry: false }) === undefined) return totalRuns([]);
+  if (nothingAt(paths.runsJournal)) return totalRuns([]);
   const kept = readKept(paths.runsTotals);
   if (kept) {
     const from = kept.bytes - Math.min(kept.bytes, EDGE_BYTES);
@@ -74,6 +72,19 @@ function edgeText(bytes: Buffer): string {
 }
 
 /** The kept totals, or undefined when there are none usable (missing, a link, a FIFO, oversized, not the format). */
+/**
+ * Whether nothing is at `path` (a team never launched has no journal), told without the exception a failed
+ * open throws: a dashboard starting over a thousand such teams spent ~60 ms on two a team. Anything else
+ * (a journal fed may not look at) is left to the read, which says what is wrong.
+ */
+function nothingAt(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 function readKept(file: string): RunsTotals | undefined {
   try {
     const read = readFileBounded(file, { maxBytes: MAX_TOTALS_BYTES, noFollow: true });
