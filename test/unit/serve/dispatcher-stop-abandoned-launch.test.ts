@@ -6,6 +6,7 @@ import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.j
 import { stopAbandonedAgent } from '../../../src/apps/serve/abandoned-launch.js';
 import { isAlive, waitFor } from '../../helpers/fixture-process.js';
 import { federationWithWork } from '../../helpers/signal-federation.js';
+import { recordingLaunches } from '../../helpers/recording-launches.js';
 
 /**
  * Dispatcher.stop when launches cannot record their end (a broker down holds every write of theirs for a
@@ -129,15 +130,8 @@ describe('Dispatcher.run with a read the broker holds', () => {
     vi.spyOn(registry, 'read').mockImplementationOnce(
       () => new Promise((resolve, reject) => (held = () => void registry.read().then(resolve, reject))),
     );
-    const launched: string[] = [];
-    const dispatcher = new Dispatcher(fed, {
-      capacity: 1,
-      onEvent: () => undefined,
-      launch: async (candidate) => {
-        launched.push(candidate.team.domainId);
-        return PAUSED;
-      },
-    });
+    const { launch, launched } = recordingLaunches(PAUSED);
+    const dispatcher = new Dispatcher(fed, { capacity: 1, onEvent: () => undefined, launch });
     const stop = new AbortController();
     const running = dispatcher.run(stop.signal);
     await waitFor(() => held !== undefined, 10_000, 'the registry read');

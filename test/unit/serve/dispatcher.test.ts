@@ -3,6 +3,12 @@ import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.j
 import { LaunchFenced, type TakenWork } from 'fed/testing';
 import { waitFor } from '../../helpers/fixture-process.js';
 import { federationWithWork } from '../../helpers/signal-federation.js';
+import { recordingLaunches } from '../../helpers/recording-launches.js';
+
+const COMPLETE: LaunchEnd = {
+  ok: true,
+  result: { outcome: 'complete', state: 'complete', reason: null, resumeAt: null },
+};
 
 /**
  * The dispatcher's read-only state (what the dashboard shows under `fed serve --ui`): the teams it runs,
@@ -202,14 +208,11 @@ describe('Dispatcher with unplaced teams', () => {
   it("offers an unplaced team's work to the queue instead of running it; runs work taken, acknowledged once its launch ends", async () => {
     const fed = await federationWithWork(['api']);
     const queue = fakeQueue();
-    const launched: string[] = [];
+    const { launch, launched } = recordingLaunches(COMPLETE);
     const dispatcher = new Dispatcher(fed, {
       capacity: 1,
       onEvent: () => undefined,
-      launch: async (candidate) => {
-        launched.push(candidate.team.domainId);
-        return { ok: true, result: { outcome: 'complete', state: 'complete', reason: null, resumeAt: null } };
-      },
+      launch,
       unplaced: {
         handles: () => true,
         offer: async (team, key) => void queue.offered.push(`${team}:${key}`),
@@ -255,14 +258,11 @@ describe('Dispatcher with unplaced teams', () => {
   it('gives taken work back for a while, launching nothing, when the team cannot be claimed here (its workspace not to be made yet)', async () => {
     const fed = await federationWithWork(['api']);
     const queue = fakeQueue();
-    const launched: string[] = [];
+    const { launch, launched } = recordingLaunches(COMPLETE);
     const dispatcher = new Dispatcher(fed, {
       capacity: 1,
       onEvent: () => undefined,
-      launch: async (candidate) => {
-        launched.push(candidate.team.domainId);
-        return { ok: true, result: { outcome: 'complete', state: 'complete', reason: null, resumeAt: null } };
-      },
+      launch,
       unplaced: { handles: () => true, offer: async () => undefined, claim: async () => undefined, ackWaitMs: 30_000 },
     });
     await dispatcher.startTaken(queue.taken('api', 'mission-1'));
