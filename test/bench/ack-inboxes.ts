@@ -40,10 +40,22 @@ export async function plant(
 ): Promise<{ inbox: string; state: string; messages: SignalMessage[] }> {
   const entry = await onboardTeam(openFederation(root), { domain: team }, { durable: false });
   const { inbox, state } = workspacePaths(entry.location);
+  return { inbox, state, messages: writeSignals(root, team, inbox, 0, count, sentFacts) };
+}
+
+/** Signals `from` to `from + count - 1` of `team` written into its inbox (with their sent facts, unless not). */
+function writeSignals(
+  root: string,
+  team: string,
+  inbox: string,
+  from: number,
+  count: number,
+  sentFacts = true,
+): SignalMessage[] {
   const facts = deliveryDirectory(root);
   mkdirSync(facts, { recursive: true });
   const messages: SignalMessage[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = from; i < from + count; i++) {
     const signal = message(team, i);
     writeFileSync(join(inbox, signalFileName(signal)), JSON.stringify(signal));
     messages.push(signal);
@@ -59,7 +71,7 @@ export async function plant(
     };
     writeFileSync(join(facts, `${signal.id}.sent.json`), JSON.stringify(sent));
   }
-  return { inbox, state, messages };
+  return messages;
 }
 
 /** Signals acknowledged per measured run (each once: a run never repeats an ack). */
@@ -86,17 +98,22 @@ export function fileAckRun(
 }
 
 /**
- * The baseline inbox of `count` signals with sent facts: its next signal to acknowledge, oldest first,
- * the inbox refilled (its acks taken away) once all were acknowledged.
+ * The baseline inbox of `count` signals with sent facts: its next signal to acknowledge, oldest first.
+ * Once all were acknowledged the inbox is emptied and filled with `count` new signals (new ids): an ack of
+ * a signal the lifecycle applied before would apply nothing and write no envelope, less work than the ack
+ * it is set against, which always takes a new signal.
  */
 export async function refillingInbox(root: string, team: string, count: number): Promise<() => SignalMessage> {
-  const { inbox, messages } = await plant(root, team, count);
+  const { inbox } = await plant(root, team, 0);
+  let messages: SignalMessage[] = [];
   let next = 0;
+  let written = 0;
   return () => {
     if (next === messages.length) {
       rmSync(inbox, { recursive: true, force: true });
       mkdirSync(inbox, { recursive: true });
-      for (const signal of messages) writeFileSync(join(inbox, signalFileName(signal)), JSON.stringify(signal));
+      messages = writeSignals(root, team, inbox, written, count);
+      written += count;
       next = 0;
     }
     return messages[next++]!;
