@@ -63,6 +63,9 @@ export class JetStreamHostDirectory implements HostDirectory {
           }
           if (host && !closed) listener(host);
         }
+        // The client ends the updates only when their subscription closed (the connection closed for good):
+        // said, or the hosts' changes would stop with nothing to tell why.
+        if (!closed) throw new Error(`the watch of ${this.location} ended: no host change is heard from now on`);
       })().catch((error: unknown) => !closed && onError?.(error as Error));
     })();
     ready.catch((error: unknown) => onError?.(error as Error));

@@ -45,9 +45,13 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
         return { ready: watch.ready.then(() => delay(300)), close: () => watch.close() };
       },
     };
+    // A watch that breaks fails the test with its reason, not with a wait for a change that never comes.
+    let feedBroke: (error: Error) => void = () => undefined;
+    const broken = new Promise<never>((_, reject) => (feedBroke = reject));
+    broken.catch(() => undefined);
     const ui = await startUiServer(
       { ...fed, backend: { ...fed.backend, hosts: lateHosts } },
-      { assetsDir: tinyAssets() },
+      { assetsDir: tinyAssets(), onFeedError: (error) => feedBroke(error) },
     );
     try {
       const { origin, cookie } = uiSession(ui);
@@ -67,7 +71,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       await fed.backend.hosts!.put(record);
       await fed.backend.hosts!.put(record);
       const started = Date.now();
-      const events = await told;
+      const events = await Promise.race([told, broken]);
       expect(Date.now() - started).toBeGreaterThan(800);
       expect(await hostsOf()).toMatchObject([{ name: 'build-2', state: 'lost', teams: ['docs'] }]);
       expect((await get<NeedsYouView>('/api/needs-you')).items).toEqual([
@@ -78,7 +82,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       const again = await fetch(`${origin}/events`, { headers: { cookie } });
       const back = readEvents(again, (more) => hostChanges(more) >= 1);
       await fed.backend.hosts!.put({ ...record, running: ['docs'] });
-      await back;
+      await Promise.race([back, broken]);
       expect(await hostsOf()).toMatchObject([{ name: 'build-2', state: 'alive', running: ['docs'] }]);
     } finally {
       await ui.close();
