@@ -38,7 +38,7 @@ async function ackCountingReads(root: string, inbox: string, id: string): Promis
 }
 
 /** The one shard a write list names. */
-const shardFileOf = (written: readonly string[]) => written.find((w) => /^\+[0-9a-f]{2}\.json$/.test(w))?.slice(1);
+const shardFileOf = (written: readonly string[]) => written.find((w) => /^\+[0-9a-f]{3}\.json$/.test(w))?.slice(1);
 
 const ackOf = (inbox: string, i: number) => join(inbox, `${signalFileName(message(i))}.ack`);
 
@@ -93,8 +93,8 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     expect(written).toEqual(['-covers.json', `+${shardFileOf(written)}`, '+names', '+covers.json']);
 
     // A shard that cannot be written (a folder planted there) leaves no claim: the next ack lists the inbox.
-    for (const name of readdirSync(folder)) if (/^[0-9a-f]{2}\.json$/.test(name)) rmSync(join(folder, name));
-    for (let i = 0; i < 256; i++) mkdirSync(join(folder, `${i.toString(16).padStart(2, '0')}.json`));
+    for (const name of readdirSync(folder)) if (/^[0-9a-f]{3}\.json$/.test(name)) rmSync(join(folder, name));
+    for (let i = 0; i < 1024; i++) mkdirSync(join(folder, `${i.toString(16).padStart(3, '0')}.json`));
     writeFileSync(join(inbox, signalFileName(message(101))), toJsonText(message(101)));
     await acknowledgeSignal(openFederation(root), 'docs', message(101).id, { durable: false });
     expect(existsSync(ackOf(inbox, 101))).toBe(true);
@@ -140,6 +140,48 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
       acknowledgeSignal(openFederation(root), 'docs', '00000000-0000-4000-8000-999999999999', { durable: false }),
     ).rejects.toMatchObject({ code: 'UNKNOWN_SIGNAL' });
     expect(readdirSync(inbox).filter((name) => name.endsWith('.ack'))).toHaveLength(4);
+  });
+
+  it("uses the id's own entry of a shard whatever the others hold, and reads the inbox when that entry is broken", async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(50);
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const shards = join(state, 'inbox-ids');
+    const everyShard = (shard: Record<string, unknown>) => {
+      for (const name of readdirSync(shards))
+        if (name.endsWith('.json')) writeFileSync(join(shards, name), JSON.stringify(shard));
+    };
+    // Another id's entry is no list of names: only this id's is read, so its signal is the one file read.
+    everyShard({ [message(3).id]: 42, [message(4).id]: [signalFileName(message(4))] });
+    expect(await ackCountingReads(root, inbox, message(4).id)).toEqual([join(inbox, signalFileName(message(4)))]);
+    expect(existsSync(ackOf(inbox, 4))).toBe(true);
+
+    // This id's entry is broken: a miss, so the inbox is read (every signal file), and the signal still found.
+    for (const entry of [42, [7], { 0: signalFileName(message(5)) }]) {
+      everyShard({ [message(5).id]: entry });
+      const read = await ackCountingReads(root, inbox, message(5).id);
+      expect(read.length).toBeGreaterThanOrEqual(49);
+    }
+    expect(existsSync(ackOf(inbox, 5))).toBe(true);
+  });
+
+  it('an index of the old format (256 two-digit shards) still finds the signal, and its first rebuild removes those shards', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(50);
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const shards = join(state, 'inbox-ids');
+    // The index as fed kept it before: every id in a two-digit shard (each holds them all here, so any
+    // id's shard knows it), the claim still covering the inbox.
+    const all = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [message(i).id, [signalFileName(message(i))]]));
+    for (const name of readdirSync(shards)) if (/^[0-9a-f]{3}\.json$/.test(name)) rmSync(join(shards, name));
+    for (let i = 0; i < 256; i++)
+      writeFileSync(join(shards, `${i.toString(16).padStart(2, '0')}.json`), JSON.stringify(all));
+
+    await acknowledgeSignal(openFederation(root), 'docs', message(7).id, { durable: false });
+    expect(existsSync(ackOf(inbox, 7))).toBe(true);
+    const left = readdirSync(shards);
+    expect(left.filter((name) => /^[0-9a-f]{2}\.json$/.test(name))).toEqual([]);
+    expect(left.filter((name) => /^[0-9a-f]{3}\.json$/.test(name)).length).toBeGreaterThan(0);
+    // Rebuilt: a later ack reads the one signal again.
+    expect(await ackCountingReads(root, inbox, message(9).id)).toEqual([join(inbox, signalFileName(message(9)))]);
   });
 
   it('acknowledges a second copy of an id written after the index knew the id', async () => {
@@ -295,7 +337,7 @@ describe('the inbox id index in a folder a hostile agent writes', () => {
     const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
     const folder = join(state, 'inbox-ids');
     mkdirSync(join(folder, 'names'), { recursive: true });
-    for (let i = 0; i < 256; i++) mkdirSync(join(folder, `${i.toString(16).padStart(2, '0')}.json`));
+    for (let i = 0; i < 1024; i++) mkdirSync(join(folder, `${i.toString(16).padStart(3, '0')}.json`));
 
     for (const i of [4, 5]) {
       await acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false });

@@ -9,11 +9,18 @@ import { z } from 'zod';
 export const INBOX_ID_INDEX_DIR = 'inbox-ids';
 
 /**
- * A shard (`<xx>.json`, `xx` two hex digits of a hash of the id): id (lowercase) → the names of the
- * inbox's files that carried it.
+ * A shard (`<xxx>.json`, `xxx` three hex digits of a hash of the id, 1 024 shards): id (lowercase) → the
+ * names of the inbox's files that carried it.
  */
-export const INBOX_ID_SHARD_FILE = /^[0-9a-f]{2}\.json$/;
-export const inboxIdShardSchema = z.record(z.string(), z.array(z.string()));
+export const INBOX_ID_SHARD_FILE = /^[0-9a-f]{3}\.json$/;
+/**
+ * A shard of the index as fed kept it before (`<xx>.json`, 256 shards): never read since — a lookup
+ * finds no shard of its own, reads the inbox and rebuilds the index, which removes these.
+ */
+export const INBOX_ID_OLD_SHARD_FILE = /^[0-9a-f]{2}\.json$/;
+/** One id's entry of a shard: the names of the inbox's files that carried it. */
+export const inboxIdShardEntrySchema = z.array(z.string());
+export const inboxIdShardSchema = z.record(z.string(), inboxIdShardEntrySchema);
 export type InboxIdShard = z.infer<typeof inboxIdShardSchema>;
 
 /**
