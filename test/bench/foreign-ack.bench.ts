@@ -20,7 +20,7 @@ import { report, reportInterleavedRatios, reportRoundRatios, summarize } from '.
 
 const BIG = 100_000;
 const SMALL = 10;
-const ROUNDS = 7;
+const ROUNDS = 21;
 const FIRST_ROUNDS = 3;
 /** Goal of the first ack by id of a signal another tool wrote into the big inbox. */
 const FIRST_ACK_MS = 500;
