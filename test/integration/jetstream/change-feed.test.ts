@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createJetStreamBackend, type JetStreamBackend, jetstreamBackendSchema } from 'fed/testing';
+import { describe, expect, it, vi } from 'vitest';
+import type { JetStreamBackend } from 'fed/testing';
 import type { FederationChange } from 'fed';
+import { useJetStreamBackends } from '../../helpers/jetstream-backends.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 
@@ -9,25 +10,7 @@ const SUITE = "the JetStream change feed's mapping, against a real nats-server";
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
-  const opened: JetStreamBackend[] = [];
-  afterAll(async () => {
-    await Promise.all(opened.map((backend) => backend.close()));
-  });
-  let federations = 0;
-  /** Two backends on one federation, each its own connection: one watches, the other writes. */
-  const pair = () => {
-    const federationName = `changes-${process.pid}-${++federations}`;
-    const open = () => {
-      const backend = createJetStreamBackend({
-        root: '/tmp',
-        federationName,
-        backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }),
-      });
-      opened.push(backend);
-      return backend;
-    };
-    return { watcher: open(), writer: open() };
-  };
+  const { pair } = useJetStreamBackends(server, 'changes');
 
   function listen(backend: JetStreamBackend) {
     const changes: FederationChange[] = [];

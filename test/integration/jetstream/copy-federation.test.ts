@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  copyFederation,
-  createJetStreamBackend,
-  type JetStreamBackend,
-  jetstreamBackendSchema,
-  openFileBackend,
-  SIGNAL_PROTOCOL,
-  type SignalParty,
-  teamWorkspacePath,
-} from 'fed/testing';
+import { describe, expect, it } from 'vitest';
+import { copyFederation, openFileBackend, SIGNAL_PROTOCOL, type SignalParty, teamWorkspacePath } from 'fed/testing';
 import { type FederationBackend, initFederation, onboardTeam, openFederation, type RegistryEntry } from 'fed';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
+import { useJetStreamBackends } from '../../helpers/jetstream-backends.js';
 
 const SUITE = 'copying a federation between backends (files and JetStream)';
 
@@ -143,20 +135,7 @@ async function snapshot(backend: FederationBackend) {
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
-  const opened: JetStreamBackend[] = [];
-  const open = (federationName: string) => {
-    const backend = createJetStreamBackend({
-      root: '/tmp',
-      federationName,
-      backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }),
-    });
-    opened.push(backend);
-    return backend;
-  };
-  // Registered after the server's hooks, so it runs before the server stops.
-  afterAll(async () => {
-    for (const backend of opened) await backend.close();
-  });
+  const { open } = useJetStreamBackends(server);
 
   it('copies every signal, acknowledgment (with its time) and lifecycle state; a second run copies nothing', async () => {
     const source = open('source');

@@ -1,6 +1,7 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createJetStreamBackend, type HeardHost, type JetStreamBackend, jetstreamBackendSchema } from 'fed/testing';
+import { describe, expect, it, vi } from 'vitest';
+import type { HeardHost, JetStreamBackend } from 'fed/testing';
 import { hostRecord } from '../../helpers/host-record.js';
+import { useJetStreamBackends } from '../../helpers/jetstream-backends.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 
@@ -8,25 +9,7 @@ const SUITE = "the JetStream hosts' watch, against a real nats-server";
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
-  const opened: JetStreamBackend[] = [];
-  afterAll(async () => {
-    await Promise.all(opened.map((backend) => backend.close()));
-  });
-  let federations = 0;
-  /** Two backends on one federation, each its own connection: one watches, the other writes. */
-  const pair = () => {
-    const federationName = `hosts-watch-${process.pid}-${++federations}`;
-    const open = () => {
-      const backend = createJetStreamBackend({
-        root: '/tmp',
-        federationName,
-        backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }),
-      });
-      opened.push(backend);
-      return backend;
-    };
-    return { watcher: open(), writer: open() };
-  };
+  const { pair } = useJetStreamBackends(server, 'hosts-watch');
 
   function listen(backend: JetStreamBackend) {
     const heard: HeardHost[] = [];

@@ -1,14 +1,8 @@
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createJetStreamBackend,
-  type JetStreamBackend,
-  jetstreamBackendSchema,
-  SIGNAL_PROTOCOL,
-  type SignalParty,
-} from 'fed/testing';
+import { describe, expect, it } from 'vitest';
+import { SIGNAL_PROTOCOL, type SignalParty } from 'fed/testing';
 import {
   LifecycleConflictError,
   type LifecycleEnvelope,
@@ -19,6 +13,7 @@ import {
 } from 'fed';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
+import { useJetStreamBackends } from '../../helpers/jetstream-backends.js';
 
 const SUITE = 'the JetStream backend against a real nats-server';
 
@@ -55,21 +50,8 @@ const envelope = (seq: number): LifecycleEnvelope => ({
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
-  const opened: JetStreamBackend[] = [];
-  const open = async (federationName = 'acme') => {
-    const backend = createJetStreamBackend({
-      root: '/tmp',
-      federationName,
-      backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }),
-    });
-    opened.push(backend);
-    return backend;
-  };
-
-  // Registered after the server's hooks, so it runs before the server stops.
-  afterAll(async () => {
-    for (const backend of opened) await backend.close();
-  });
+  const backends = useJetStreamBackends(server);
+  const open = async (federationName = 'acme') => backends.open(federationName);
 
   it('delivers the SignalMessage JSON unchanged, in inbox order, to the recipient only; the stored copy is also the outbox record', async () => {
     const backend = await open('deliver');
