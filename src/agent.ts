@@ -17,6 +17,8 @@ export { launchContextSchema, type LaunchContext } from './core/schema/launch-co
 export { BROKER_ENV, BROKER_TOKEN_ENV } from './infra/process/broker-protocol.js';
 export { sendBrokerEvent } from './infra/process/broker-event.js';
 export { runCaptured } from './infra/process/run-captured.js';
+// In a sandbox with a network policy, its ports handed to the launcher before anything else (listener-channel.ts).
+export { listenForLauncher } from './infra/process/listener-channel.js';
 export { DEFAULT_FEDERATION_REPORT } from './core/schema/config.js';
 
 // The team, as fed keeps it: its federation, its registry entry, its archetype and its lifecycle.

@@ -322,6 +322,7 @@ export { fileSystemErrorFor } from './infra/fs/fs-errors.js';
 export { encodeFrame, FRAME, FrameReader, MAX_FRAME_BYTES, socketAddress } from './infra/process/broker-protocol.js';
 export { sendBrokerEvent } from './infra/process/broker-event.js';
 export { KILL_POINT_ENV } from './infra/process/kill-point.js';
+export { LISTEN_PORTS_ENV, receiveListener } from './infra/process/listener-channel.js';
 export { endGroupWithLauncher } from './infra/process/lifeline-worker.js';
 export { descendantsOf } from './infra/process/process-tree.js';
 export { runningProcessesNamed } from './infra/process/running-processes.js';

@@ -7,6 +7,7 @@ import {
   deliverableArchetype,
   FedError,
   getTeam,
+  listenForLauncher,
   loadTeamLifecycle,
   openFederation,
   RefusedError,
@@ -81,6 +82,16 @@ async function main(): Promise<number> {
 // No top-level await: the program is bundled as the body of a CommonJS function (bin.ts).
 /** Settles when the agent is done (the build's training run then keeps the code it compiled: bin.ts). */
 export const finished: Promise<void> = (async () => {
+  // Sandboxed with a network policy, the agent's first work is its sandbox's: the ports it listens on
+  // handed to the launcher (the broker it reports to is served on one). A sandbox whose ports cannot be
+  // had ends as one whose listener failed would (125), before the agent did anything.
+  try {
+    await listenForLauncher(process.env);
+  } catch (error) {
+    process.stderr.write(`fed-agent: the sandbox's listener: ${(error as Error).message}\n`);
+    process.exitCode = 125;
+    return;
+  }
   try {
     process.exitCode = await main();
   } catch (error) {

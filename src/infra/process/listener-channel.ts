@@ -1,4 +1,4 @@
-import { Server } from 'node:net';
+import { createServer, Server } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 
 /**
@@ -9,6 +9,66 @@ import type { ChildProcess } from 'node:child_process';
 export const LISTENER_READY = 'fed-network-ready';
 /** The descriptor the channel has inside the sandbox (after stdin, stdout, stderr and the lifeline). */
 export const LISTENER_CHANNEL_FD = 4;
+/**
+ * Set for the built-in agent, which listens itself instead of a listener process before it: the ports to
+ * listen on, separated by spaces (the sandbox's setting, read and removed by `listenForLauncher`).
+ */
+export const LISTEN_PORTS_ENV = 'FED_SANDBOX_LISTEN_PORTS';
+
+/**
+ * The sandbox's side, in the process the launcher started in it (which inherited the channel): listens on
+ * 127.0.0.1 at each port, in the sandbox's own network namespace, and hands each listening socket up
+ * (its own copy closed once sent). Settles when the launcher has them all; rejects when a port cannot be
+ * listened on, or the channel closes or says anything else first.
+ */
+export function handOverListeners(ports: readonly number[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const send = process.send?.bind(process);
+    if (!send) return reject(new Error('no channel to the launcher (it starts this process with one)'));
+    let waiting = ports.length;
+    const onMessage = (message: unknown) => {
+      if (message !== LISTENER_READY) return settle(new Error(`the launcher sent ${JSON.stringify(message)}`));
+      if (--waiting === 0) settle();
+    };
+    const onDisconnect = () => settle(new Error('the launcher closed the channel before it had every port'));
+    const servers: Server[] = [];
+    const settle = (error?: Error) => {
+      process.off('message', onMessage).off('disconnect', onDisconnect);
+      if (!error) return resolve();
+      // None left listening in the sandbox: the process ends with what it says.
+      for (const server of servers) server.close(() => undefined);
+      reject(error);
+    };
+    process.on('message', onMessage).once('disconnect', onDisconnect);
+    for (const port of ports) {
+      const server = createServer();
+      servers.push(server);
+      server.on('error', (error) => settle(new Error(`cannot listen on 127.0.0.1:${port}: ${error.message}`)));
+      server.listen(port, '127.0.0.1', () => send({ listener: port }, server, () => server.close()));
+    }
+  });
+}
+
+/**
+ * For the built-in agent, first thing: when its sandbox asks it to listen (LISTEN_PORTS_ENV), hands the
+ * ports to the launcher, then closes the channel — what a listener process before it would have done, at
+ * the cost of no process of its own (a Node start, about a tenth of a second of CPU a team). Rejects as
+ * `handOverListeners` does, or when the setting is not a list of ports.
+ */
+export async function listenForLauncher(env: NodeJS.ProcessEnv): Promise<void> {
+  const setting = env[LISTEN_PORTS_ENV];
+  if (setting === undefined) return;
+  delete env[LISTEN_PORTS_ENV];
+  const ports = setting.split(' ').map(Number);
+  if (!ports.every((port) => Number.isInteger(port) && port > 0 && port < 65_536))
+    throw new Error(`${LISTEN_PORTS_ENV} is not a list of ports separated by spaces: ${JSON.stringify(setting)}`);
+  try {
+    await handOverListeners(ports);
+  } finally {
+    // The channel would keep the process alive, and the rest of the program has no use for it.
+    if (process.connected) process.disconnect();
+  }
+}
 
 /** The launcher's side: each listener goes to `serve` with its port, then the sandbox goes on. */
 export function receiveListener(child: ChildProcess, serve: (listener: Server, port: number) => void): void {

@@ -119,6 +119,51 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       '--',
     ]);
   });
+
+  describe('with a network policy: its own network namespace, the filter read from descriptor 9', () => {
+    const plan = (agentListens: boolean) =>
+      bubblewrapArgs('bwrap', {
+        root: '/r',
+        workspace: '/r/.fed/teams/docs',
+        machine: { privateTemp: [], protectedPaths: [] },
+        network: { filterFile: '/r/.fed/teams/docs/.fed/launch/filter.bpf', forwardedPorts: [5432], agentListens },
+      });
+    const namespace = ['--unshare-net', '--seccomp', '9'];
+
+    it('any agent: a listener runs first and hands the ports up, then the shell forgets the channel and becomes the agent', () => {
+      const args = plan(false);
+      expect(args.slice(0, 5)).toEqual([
+        '/bin/sh',
+        '-c',
+        'exec "$@" 9<"$0"',
+        '/r/.fed/teams/docs/.fed/launch/filter.bpf',
+        'bwrap',
+      ]);
+      const end = args.indexOf('--');
+      expect(args.slice(end - 3, end)).toEqual(namespace);
+      expect(args.slice(end + 1)).toEqual([
+        '/bin/sh',
+        '-c',
+        '"$1" "$2" 3128 3129 5432 || exit 125; shift 2; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec 4>&-; exec "$@"',
+        'fed-sandbox',
+        process.execPath,
+        expect.stringMatching(/\/dist\/src\/apps\/launch\/supervise\/network\/sandbox-listener\.js$/),
+      ]);
+    });
+
+    it('the built-in agent: told the ports to listen on itself, and nothing runs before it', () => {
+      const args = plan(true);
+      const end = args.indexOf('--');
+      expect(args.slice(end - 6, end)).toEqual([
+        ...namespace,
+        '--setenv',
+        'FED_SANDBOX_LISTEN_PORTS',
+        '3128 3129 5432',
+      ]);
+      // The agent's command follows bwrap's `--` directly.
+      expect(args.slice(end + 1)).toEqual([]);
+    });
+  });
 });
 
 describe('what is private and what is shown again outside the root', () => {

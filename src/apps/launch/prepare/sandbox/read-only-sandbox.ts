@@ -73,7 +73,10 @@ export function readOnlySandbox(
     worktree,
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
-    network: networked ? { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded } : undefined,
+    network: networked
+      ? // The built-in agent listens itself: no listener process is started before it (sandbox-network.ts).
+        { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded, agentListens: agent.builtIn }
+      : undefined,
     home: prepareAgentHome(home, env, agent.homeFiles, agent.homeVariables),
   };
   return {

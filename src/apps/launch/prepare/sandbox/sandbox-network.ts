@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../../../infra/package-info.js';
 import { workspacePaths } from '../../../../core/layout.js';
 import { writeFileAtomic } from '../../../../infra/fs/atomic-write.js';
-import { LISTENER_CHANNEL_FD } from '../../../../infra/process/listener-channel.js';
+import { LISTEN_PORTS_ENV, LISTENER_CHANNEL_FD } from '../../../../infra/process/listener-channel.js';
 import { unixSocketFilter } from './unix-socket-filter.js';
 import { SANDBOX_BROKER_PORT, SANDBOX_PROXY_PORT } from '../../../../core/schema/network-policy.js';
 
@@ -33,6 +33,11 @@ export function writeFilter(workspace: string): void {
   writeFileAtomic(filterFile(workspace), unixSocketFilter()!, { durable: false });
 }
 
+/** The ports the sandbox listens on: the proxy's, the broker's, then those forwarded to the machine's. */
+function sandboxPorts(forwardedPorts: readonly number[]): string {
+  return [SANDBOX_PROXY_PORT, SANDBOX_BROKER_PORT, ...forwardedPorts].join(' ');
+}
+
 /**
  * Put between bwrap's `--` and the agent's command: a shell that runs the listener (which hands the
  * proxy's socket to the launcher), then forgets the channel and becomes the agent — so the agent is the
@@ -40,9 +45,16 @@ export function writeFilter(workspace: string): void {
  */
 export function listenerCommand(forwardedPorts: readonly number[]): string[] {
   const fd = LISTENER_CHANNEL_FD;
-  const ports = [SANDBOX_PROXY_PORT, SANDBOX_BROKER_PORT, ...forwardedPorts].join(' ');
-  const script = `"$1" "$2" ${ports} || exit 125; shift 2; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec ${fd}>&-; exec "$@"`;
+  const script = `"$1" "$2" ${sandboxPorts(forwardedPorts)} || exit 125; shift 2; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec ${fd}>&-; exec "$@"`;
   return ['/bin/sh', '-c', script, 'fed-sandbox', process.execPath, join(packageRoot(), LISTENER)];
+}
+
+/**
+ * Put before bwrap's `--` for the built-in agent, fed's own code, which keeps the channel and listens
+ * itself (listenForLauncher) before it does anything else: no listener process is started for it.
+ */
+export function agentListensArgs(forwardedPorts: readonly number[]): string[] {
+  return ['--setenv', LISTEN_PORTS_ENV, sandboxPorts(forwardedPorts)];
 }
 
 /** The bwrap programs found able to give a sandbox its own network namespace (probed once each). */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { FED_DIR } from '../../../../core/layout.js';
-import { filterLoader, listenerCommand, NETWORK_NAMESPACE } from './sandbox-network.js';
+import { agentListensArgs, filterLoader, listenerCommand, NETWORK_NAMESPACE } from './sandbox-network.js';
 import { findExecutable, leftOutReason } from '../../../../infra/process/find-executable.js';
 import { agentHomeArgs, type AgentHome } from './agent-home.js';
 
@@ -28,9 +28,10 @@ export interface SandboxPlan {
   machine: MachineMounts;
   /**
    * A network policy applies: a network namespace and a seccomp filter, the listener before the command,
-   * which also listens on the loopback ports forwarded to the machine's (supervise/network/).
+   * which also listens on the loopback ports forwarded to the machine's (supervise/network/) — or, when
+   * `agentListens` (the built-in agent), the command itself listens first.
    */
-  network?: { filterFile: string; forwardedPorts: readonly number[] };
+  network?: { filterFile: string; forwardedPorts: readonly number[]; agentListens: boolean };
   /** The agent's own home (agent-home.ts): its `$HOME`, writable, with the user's credential files read-only. */
   home?: AgentHome;
   /**
@@ -147,8 +148,9 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
       : writable(plan.workspace)),
     ...(plan.writableFiles ?? []).flatMap(writable),
     ...(plan.network ? NETWORK_NAMESPACE : []),
+    ...(plan.network?.agentListens ? agentListensArgs(plan.network.forwardedPorts) : []),
     ...(plan.home ? agentHomeArgs(plan.home) : []),
     '--',
-    ...(plan.network ? listenerCommand(plan.network.forwardedPorts) : []),
+    ...(plan.network && !plan.network.agentListens ? listenerCommand(plan.network.forwardedPorts) : []),
   ];
 }
