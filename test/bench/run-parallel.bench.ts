@@ -47,10 +47,12 @@ const TEAMS = 8;
 /** The --parallel figures the coordinator's CPU per team event is measured at. */
 const PARALLELS = [1, 2, 4, 8] as const;
 /**
- * A bare CPU loop's iterations: about 0.7 s of a free core, a run's order (shorter ones drown in the
- * scheduler's noise), in a node process of its own.
+ * A bare CPU loop: about 0.7 s of a free core, a run's order (shorter ones drown in the scheduler's
+ * noise), in a node process of its own. Native code (OpenSSL's PBKDF2), so its speed is the core's: a
+ * JavaScript loop ran 0.5 s or 2.2 s from one process to the next here, as V8 did or did not optimise it
+ * while it ran, and the bound read 0.43× or 7.8× from round to round.
  */
-const LOOP = 'let x = 0; for (let i = 0; i < 4e8; i++) x = (x + i) | 0; if (x === 1) console.log(x);';
+const LOOP = "require('node:crypto').pbkdf2Sync('fed', 'bench', 3e6, 32, 'sha256');";
 const ROUNDS = Number(process.env.FED_BENCH_RUN_ROUNDS ?? 5);
 const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
 const AGENT_WORK = join(packageRoot(), 'packages/fed-agent/test/fixtures/bench-agent-work.ts');
