@@ -18,6 +18,7 @@ import { mcpWired } from './mcp-server.js';
 import type { LaunchReady } from './refusals.js';
 import { hostPolicy, teamNetworkPolicy, type HostPolicy } from './sandbox/host-policy.js';
 import { readOnlySandbox } from './sandbox/read-only-sandbox.js';
+import type { SandboxWrapper } from './sandbox/sandbox.js';
 
 /** The run as prepared before the agent starts: its context and prompt files, its command, sandbox and baseline. */
 export interface PreparedRun {
@@ -26,7 +27,7 @@ export interface PreparedRun {
   run: AgentCommand;
   stateBefore: string;
   /** The bubblewrap wrapper of a read-only team for the agent's program, when there is one. */
-  sandbox: ((program: string) => string[]) | undefined;
+  sandbox: SandboxWrapper | undefined;
   /** The hosts the sandboxed agent may reach through fed's proxy; undefined when no policy applies (open, no sandbox). */
   network?: HostPolicy;
   /** The codebase as it was before the run, when the read-only rule is checked before and after instead. */

@@ -12,6 +12,7 @@ import { agentLogHeader } from '../../../core/schema/agent-log.js';
 import { LIFELINE_ENV, LIFELINE_FD, LIFELINE_GRACE_ENV } from '../../../infra/process/lifeline.js';
 import { receiveListener } from '../../../infra/process/listener-channel.js';
 import { watchdogScript, type SpareLaunch, type SpareWatchdogs } from './spare-watchdogs.js';
+import type { SandboxWrapper } from '../prepare/sandbox/sandbox.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, type SandboxInit } from './agent-stop.js';
 
 /** How long a stop waits for a graceful exit before SIGKILL, unless the launch says. */
@@ -37,11 +38,8 @@ export interface AgentProcessOptions {
   shownCommand?: readonly string[];
   /** Where the command was named, for the fix of one that cannot run: `--agent` or its config field (default `agentCommand`). */
   commandFrom?: string;
-  /**
-   * The sandbox (bwrap and its arguments) for the agent's program once found, put before the command: the
-   * program is shown in it wherever it is.
-   */
-  wrapper?: (program: string) => readonly string[];
+  /** The sandbox (bwrap and its arguments) for the agent's program once found, put before the command. */
+  wrapper?: SandboxWrapper;
   cwd: string;
   env: NodeJS.ProcessEnv;
   logFile: string;
@@ -139,7 +137,7 @@ export class AgentProcess {
     const [file, ...args] = options.command;
     if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
     const program = findProgram(file, options);
-    const wrapper = options.wrapper?.(program);
+    const wrapper = options.wrapper?.(program, { builtIn: options.endsWithLauncher === true });
     const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     mkdirSync(dirname(options.logFile), { recursive: true });
     // The agent's stderr: never a link the agent planted (it would write the file it points at) nor a

@@ -9,7 +9,7 @@ import type { Launch } from '../../launch.js';
 import { agentHomePath, prepareAgentHome, type HomeVariables } from './agent-home.js';
 import type { HostPolicy } from './host-policy.js';
 import { networkUnavailable } from './network-refusal.js';
-import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
+import { bubblewrapArgs, findBubblewrap, machineMounts, type SandboxWrapper } from './sandbox.js';
 import { filterFile, networkNamespaceMissing, writeFilter } from './sandbox-network.js';
 
 /** What the sandbox needs to know of the run's agent CLI. */
@@ -33,7 +33,7 @@ export function readOnlySandbox(
   launch: Launch,
   context: LaunchContext,
   agent: SandboxedAgent,
-): { sandbox: ((program: string) => string[]) | undefined; network: HostPolicy | undefined } {
+): { sandbox: SandboxWrapper | undefined; network: HostPolicy | undefined } {
   const { root, team, warnings } = launch;
   const { config } = launch.options;
   const env = launch.options.env ?? process.env;
@@ -74,13 +74,19 @@ export function readOnlySandbox(
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
     network: networked
-      ? // The built-in agent listens itself: no listener process is started before it (sandbox-network.ts).
-        { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded, agentListens: agent.builtIn }
+      ? { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded, agentListens: false }
       : undefined,
     home: prepareAgentHome(home, env, agent.homeFiles, agent.homeVariables),
   };
   return {
-    sandbox: (program) => bubblewrapArgs(bwrap, { ...plan, program }),
+    // The built-in agent listens itself, with no listener process before it (sandbox-network.ts): the run's
+    // and the launcher's judgement both, so no other program is ever handed the channel.
+    sandbox: (program, started) =>
+      bubblewrapArgs(bwrap, {
+        ...plan,
+        program,
+        network: plan.network && { ...plan.network, agentListens: agent.builtIn && started.builtIn },
+      }),
     network: networked ? policy : undefined,
   };
 }

@@ -128,6 +128,12 @@ function hiddenProgram(plan: SandboxPlan): string[] {
   return plan.machine.privateTemp.some((temp) => program.startsWith(`${temp}/`)) ? [program] : [];
 }
 
+/**
+ * The sandbox (bwrap and its arguments) put before the agent's command, for its program: shown in the
+ * sandbox wherever it is. `builtIn`: the launcher runs it as fed's own built-in agent (builtin-agent.ts).
+ */
+export type SandboxWrapper = (program: string, agent: { builtIn: boolean }) => string[];
+
 /** The bwrap arguments that run a command in the sandbox (the command follows them). */
 export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   const readOnly = (path: string) => ['--ro-bind', path, path];
