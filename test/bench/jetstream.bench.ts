@@ -11,7 +11,7 @@
  * - the one-shot send (a registry read per send) against (c) a raw KV get of the registry, then (a): a send
  *   must check its recipient in the registry before it claims or publishes anything, so (c) is its
  *   ceiling, and (c) against (a) the bound its ratio to (a) can reach — three server requests where (a)
- *   makes two (the 0.7× once asked of it lies above that bound here: 0.58× in the run that found it).
+ *   makes two (the 0.7× once asked of it lies above that bound here: 0.60–0.65× in the runs that found it).
  *   Goal: ≥ 0.8× the speed of (c), as for the other sends.
  * - acknowledge: one by one through the adapter against a raw KV create loop.
  * The apply path is in jetstream-apply.bench.ts.
