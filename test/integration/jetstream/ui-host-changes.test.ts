@@ -69,12 +69,15 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
         const late = new Promise<never>((_, reject) => {
           timer = setTimeout(
             () =>
-              void hostsOf().then((shown) =>
-                reject(
-                  new Error(
-                    `told ${hostChanges(seen)} of ${count} host changes in 30 s; the hosts shown: ${JSON.stringify(shown)}`,
+              void hostsOf().then(
+                (shown) =>
+                  reject(
+                    new Error(
+                      `told ${hostChanges(seen)} of ${count} host changes in 30 s; the hosts shown: ${JSON.stringify(shown)}`,
+                    ),
                   ),
-                ),
+                // The hosts could not be read either: said as such, never an unhandled rejection.
+                reject,
               ),
             30_000,
           );

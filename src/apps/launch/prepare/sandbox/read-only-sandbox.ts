@@ -73,9 +73,6 @@ export function readOnlySandbox(
     worktree,
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
-    network: networked
-      ? { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded, agentListens: false }
-      : undefined,
     home: prepareAgentHome(home, env, agent.homeFiles, agent.homeVariables),
   };
   return {
@@ -85,7 +82,13 @@ export function readOnlySandbox(
       bubblewrapArgs(bwrap, {
         ...plan,
         program,
-        network: plan.network && { ...plan.network, agentListens: agent.builtIn && started.builtIn },
+        network: networked
+          ? {
+              filterFile: filterFile(team.location),
+              forwardedPorts: policy.forwarded,
+              agentListens: agent.builtIn && started.builtIn,
+            }
+          : undefined,
       }),
     network: networked ? policy : undefined,
   };
