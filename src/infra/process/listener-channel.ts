@@ -75,7 +75,9 @@ export function receiveListener(child: ChildProcess, serve: (listener: Server, p
   child.on('message', (message: { listener?: unknown }, handle) => {
     if (!(handle instanceof Server) || typeof message?.listener !== 'number') return;
     serve(handle, message.listener);
-    child.send(LISTENER_READY);
+    // A sandbox that failed on another port has gone: the go-ahead is for nobody then, never an error
+    // event that would end the launcher.
+    if (child.connected) child.send(LISTENER_READY, () => undefined);
   });
 }
 
