@@ -11,6 +11,7 @@
 // command list the bundles are cut by, and find the built files and bins.
 export { buildProgram, runCli } from './cli/program.js';
 export { COMMAND_NAMES, OWN_BUNDLE_COMMANDS } from './cli/command-names.js';
+export { TIERING_ENV } from './infra/v8/tiering.js';
 export type { CliIo } from './cli/cli-io.js';
 export { renderReferenceDocs } from './cli/reference-docs.js';
 export { packageBins, packageRoot, packageVersion } from './infra/package-info.js';

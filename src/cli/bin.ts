@@ -3,6 +3,7 @@ import { fstatSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import { BROKER_ENV } from '../infra/process/broker-protocol.js';
 import { runThroughBroker } from './broker-client.js';
@@ -14,7 +15,8 @@ import {
   writeCodeCache,
   type CacheFound,
 } from './code-cache.js';
-import { bundleFileFor, requestedCommand } from './command-names.js';
+import { bundleFileFor, requestedCommand, TUNED_TIERING_COMMANDS } from './command-names.js';
+import { chosenTiering, type Tiering } from '../infra/v8/tiering.js';
 
 /**
  * `fed`: runs the CLI (src/cli/main.ts, bundled as CommonJS into main.cjs beside this file) through a V8
@@ -24,6 +26,10 @@ import { bundleFileFor, requestedCommand } from './command-names.js';
  * and `fed monitor` (a cron job's) run from bundles of their own, the CLI with only what each reaches
  * (command-names.ts, OWN_BUNDLE_COMMANDS). The packages most commands never load are in chunks beside them
  * (scripts/bundle-chunks.mjs), each loaded the same way when first needed.
+ *
+ * The launcher's commands (TUNED_TIERING_COMMANDS) run with fed's V8 tiering (src/infra/v8/tiering.ts), set
+ * before the bundle is compiled, and their code caches are named for it: V8 rejects a cache made under
+ * other flags.
  *
  * Inside a launch's sandbox (`$FED_BROKER`), the command runs in the launcher's broker instead
  * (broker-client.ts): the bundle is not loaded at all.
@@ -46,7 +52,8 @@ else runBundle();
 
 function runBundle(): void {
   const command = requestedCommand(process.argv.slice(2));
-  const cacheName = command === '--version' ? 'version' : (command ?? 'help');
+  const tiering = launcherTiering(command);
+  const cacheName = `${command === '--version' ? 'version' : (command ?? 'help')}${tiering?.name === 'v8-defaults' ? '.v8-defaults' : ''}`;
   const compiled: Compiled[] = [];
   // Every chunk is opened now, though most commands read none: a process that loads one hours later (a
   // launcher judging a document) reads the build it started with, even if fed was rebuilt or reinstalled
@@ -88,6 +95,23 @@ function runBundle(): void {
     if (wrote) await pruneCodeCaches(process.env, FED_CLI_BUNDLE_HASH);
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();
   });
+}
+
+/**
+ * fed's V8 tiering, set for a launcher's command (none for the others); exit 2 for a FED_V8_TIERING that
+ * asks for neither, before anything runs.
+ */
+function launcherTiering(command: ReturnType<typeof requestedCommand>): Tiering | undefined {
+  if (!TUNED_TIERING_COMMANDS.some((tuned) => tuned === command)) return undefined;
+  let tiering: Tiering;
+  try {
+    tiering = chosenTiering(process.env, process.versions.v8);
+  } catch (error) {
+    process.stderr.write(`fed: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  if (tiering.flags.length > 0) setFlagsFromString(tiering.flags.join(' '));
+  return tiering;
 }
 
 /** The chunk `name` opened, or the error opening it (thrown if the chunk is ever loaded). */

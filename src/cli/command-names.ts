@@ -41,6 +41,13 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
  */
 export const OWN_BUNDLE_COMMANDS: readonly CommandName[] = ['event', 'signal', 'team', 'monitor'];
 
+/**
+ * The commands that launch agents and apply their events — the launcher — which run with fed's V8 tiering
+ * (src/infra/v8/tiering.ts), set by the `fed` bin before it compiles the bundle: their work comes in short
+ * bursts, and with V8's defaults a sixth of a `fed run`'s CPU went to optimising code that had run its last.
+ */
+export const TUNED_TIERING_COMMANDS: readonly CommandName[] = ['run', 'launch', 'demo'];
+
 /** The bundle, a file beside the `fed` bin, that runs what `argv` asks for (requestedCommand). */
 export function bundleFileFor(requested: ReturnType<typeof requestedCommand>): string {
   return OWN_BUNDLE_COMMANDS.some((command) => command === requested) ? `${requested}.cjs` : 'main.cjs';

@@ -13,6 +13,7 @@ export const NODE_SENSITIVE_TESTS: Record<string, string> = {
   'test/integration/builtin-agent-lifeline.test.ts': "fed-agent's lifeline worker, started before V8's flags change",
   'test/integration/monitor-last-launch.test.ts': "an agent log Node writes to is read as the agent's",
   'test/e2e/cli-startup.test.ts': 'the CLI bundle through its V8 code cache',
+  'test/e2e/launcher-tiering.test.ts': "the launcher's V8 flags set before its bundle is compiled, its cache accepted",
   'test/integration/launch-sandbox.test.ts': 'bubblewrap started from child_process, the sandbox held',
   'test/integration/hostile-agent.test.ts': "an agent's escapes refused, told from each Node's error shapes",
   'test/e2e/filesystem-errors.test.ts': "the filesystem's errors as this Node gives them",

@@ -4,7 +4,7 @@
  * V8 code cache this build makes from a training run (scripts/code-cache.ts): a sandboxed agent can write
  * no cache of its own, so it gets the build's, part of the installation, read-only. Bundled with the
  * settings of fed's own programs (scripts/bundle-settings.mjs in fed's repository), fed's code taken from
- * source through the entries the agent imports (fed/agent, fed/survey, fed/lifeline: tsconfig.json).
+ * source through the entries the agent imports (fed/agent, fed/survey, fed/lifeline, fed/v8-tiering: tsconfig.json).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';

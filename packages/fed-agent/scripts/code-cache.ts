@@ -4,7 +4,7 @@
  * fed's own machines/ folder, the built `fed launch` of the fed beside this package (fed-agent is built in
  * fed's repository, packages/fed-agent) runs fed-agent for a deliverable team as it runs any team's
  * agent, and fed-agent leaves the code it compiled (CODE_CACHE_OUT_ENV, read by src/bin.ts) under the
- * name it reads it by — for this Node, and for the V8 tiering it runs with (src/v8-tiering.ts;
+ * name it reads it by — for this Node, and for the V8 tiering it runs with (fed/v8-tiering;
  * `--tiering off` makes the cache of V8's own tiering, which the benchmark compares with fed's). The cache
  * goes to dist/. A cache of what a mission runs is a third the size of one of every function of the
  * bundle, and every fed-agent start reads it whole. Run by scripts/bundle.mjs after the bundles; without
@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CODE_CACHE_OUT_ENV } from '../src/agent-script.js';
-import { AGENT_TIERING_ENV } from '../src/v8-tiering.js';
+import { TIERING_ENV } from 'fed/v8-tiering';
 
 /** What the training reads of fed's package.json: where its command is. */
 interface Manifest {
@@ -40,7 +40,7 @@ const env = {
   FED_TELEMETRY_ENABLED: 'false',
   // The CLI's own code cache for these commands stays in the training folder.
   FED_CODE_CACHE: join(root, '.code-cache'),
-  ...(values.tiering !== undefined && { [AGENT_TIERING_ENV]: values.tiering }),
+  ...(values.tiering !== undefined && { [TIERING_ENV]: values.tiering }),
 };
 
 /** `fed <args>` in the training federation; its stdout. */

@@ -24,7 +24,7 @@ export const CODE_CACHE_OUT_ENV = 'FED_AGENT_CODE_CACHE_OUT';
 
 /**
  * The code cache the build made for the bundle whose content hash is `bundleHash`, under this Node and
- * the V8 tiering named `tiering` (v8-tiering.ts): V8 rejects a cache made under other flags.
+ * the V8 tiering named `tiering` (fed/v8-tiering): V8 rejects a cache made under other flags.
  */
 export function agentCodeCacheName(bundleHash: string, tiering: string): string {
   return `agent-${bundleHash}-${process.version}-${process.platform}-${process.arch}-${tiering}.v8cache`;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `fed-agent` executable (bundled as dist/main.js): the launcher's lifeline watched first
- * (lifeline.ts), V8's tiering set next (v8-tiering.ts: also what the code cache was made under, so part
+ * (lifeline.ts), V8's tiering set next (fed/v8-tiering: also what the code cache was made under, so part
  * of its name), then the program (program.ts, bundled as agent.cjs beside this file) run through the V8
  * code cache the build made for it (agent-script.ts). The cache is part of the installation, made by
  * the build from a training run (scripts/code-cache.ts, which sets CODE_CACHE_OUT_ENV for it), and
@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { agentCodeCacheName, agentScript, CODE_CACHE_OUT_ENV, openCodeCache, sealCodeCache } from './agent-script.js';
-import { agentTiering, type AgentTiering } from './v8-tiering.js';
+import { chosenTiering, type Tiering } from 'fed/v8-tiering';
 
 declare const FED_AGENT_BUNDLE_HASH: string;
 
@@ -50,9 +50,9 @@ const bundleModule = { exports: {} as { finished: Promise<void> } };
 if (cacheOut !== undefined) void bundleModule.exports.finished.then(() => leaveCodeCache(join(cacheOut, cacheName)));
 
 /** The tiering asked for, or exit 2 (a bad start) saying what is wrong with the ask. */
-function tieringOrExit(): AgentTiering {
+function tieringOrExit(): Tiering {
   try {
-    return agentTiering(process.env, process.versions.v8);
+    return chosenTiering(process.env, process.versions.v8);
   } catch (error) {
     process.stderr.write(`fed-agent: ${(error as Error).message}\n`);
     process.exit(2);

@@ -1,7 +1,7 @@
 import { endGroupWithLauncher, LIFELINE_ENV, LIFELINE_GRACE_ENV, watchLifeline } from 'fed/lifeline';
 
 /**
- * Loaded by `fed-agent` first (bin.ts), before V8's flags change (v8-tiering.ts): a worker
+ * Loaded by `fed-agent` first (bin.ts), before V8's flags change (fed/v8-tiering): a worker
  * thread that watches the lifeline starts its Node under the flags Node's own code cache was made with —
  * started after the change, that cache is rejected and the worker costs twice the CPU.
  *

@@ -13,7 +13,7 @@ import { tempDir } from '../../../../test/helpers/temp-dir.js';
  * What the built fed-agent spends its start on, counted, for one small run (a `fed run --parallel` runs
  * one per team): the compiled code of its bundle comes from the code cache the build made
  * (packages/fed-agent/src/bin.ts), and V8's optimising compilers (TurboFan; from Node 22 Maglev too) compile only
- * what stays hot (packages/fed-agent/src/v8-tiering.ts) — with V8's defaults about 100 functions, most of them
+ * what stays hot (src/infra/v8/tiering.ts) — with V8's defaults about 100 functions, most of them
  * the Markdown parser's, compiled on another thread for code that had finished by then.
  */
 const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
@@ -68,7 +68,7 @@ describe('fed-agent: what its start costs', () => {
     const optimised = (stdout: string) =>
       (stdout.match(/^\[completed compiling .*\(target (?:TURBOFAN|MAGLEV)/gm) ?? []).length;
     const tuned = optimised(await agentRun(['--trace-opt']));
-    const v8Defaults = optimised(await agentRun(['--trace-opt'], { FED_AGENT_V8_TIERING: 'off' }));
+    const v8Defaults = optimised(await agentRun(['--trace-opt'], { FED_V8_TIERING: 'off' }));
     // At least one each: a change in V8's trace format would otherwise make this pass on nothing.
     expect(tuned).toBeGreaterThan(0);
     expect(tuned).toBeLessThanOrEqual(20);

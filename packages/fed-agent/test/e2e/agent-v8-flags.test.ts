@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { tieringFlags } from '../../src/v8-tiering.js';
+import { tieringFlags } from 'fed/v8-tiering';
 
 /**
- * fed-agent's V8 tiering (packages/fed-agent/src/v8-tiering.ts) names only flags this Node's V8 has: V8 prints
- * `Error: unrecognized flag` for one it lacks, in every agent log. CI runs this file on every Node line
+ * fed's V8 tiering (src/infra/v8/tiering.ts: fed-agent's and the launcher's) names only flags this Node's V8 has:
+ * V8 prints `Error: unrecognized flag` for one it lacks, in every agent log. CI runs this file on every Node line
  * fed supports (20, 22, 24 and 26: `npm run test:node`), so each line's flags are checked on its own V8.
  */
 describe(`fed-agent's V8 flags on this Node (${process.version}, V8 ${process.versions.v8})`, () => {

@@ -118,7 +118,7 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const fed = await federationWithMission();
     const run = await startAgent(fed, await writeContext(fed)).done;
     expect(run, run.stderr).toMatchObject({ code: 0 });
-    // Nothing on stderr on this Node: no V8 complaint about a flag its line lacks (packages/fed-agent/src/v8-tiering.ts).
+    // Nothing on stderr on this Node: no V8 complaint about a flag its line lacks (src/infra/v8/tiering.ts).
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('docs: preparing → scanning (PLAN_READY)');
     expect(run.stdout).toContain('docs: aggregating → complete (DOCUMENT_WRITTEN)');
@@ -288,10 +288,10 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
 
   it('a V8 tiering it cannot run with is refused with exit 2, before any work', async () => {
     const fed = await federationWithMission();
-    const run = await startAgent(fed, await writeContext(fed), { FED_AGENT_V8_TIERING: 'fast' }).done;
+    const run = await startAgent(fed, await writeContext(fed), { FED_V8_TIERING: 'fast' }).done;
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      'fed-agent: FED_AGENT_V8_TIERING=fast: expected "off" (V8\'s own tiering) or nothing (fed\'s); unset it or set it to off\n',
+      'fed-agent: FED_V8_TIERING=fast: expected "off" (V8\'s own tiering) or nothing (fed\'s); unset it or set it to off\n',
     );
     expect((await lifecycle(fed)).state).toBe('preparing');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { agentTiering, tieringFlags } from '../../src/v8-tiering.js';
+import { chosenTiering, tieringFlags } from 'fed/v8-tiering';
 
-describe("fed-agent's V8 tiering by V8 line", () => {
+describe("fed's V8 tiering (fed-agent's, the launcher's) by V8 line", () => {
   it('gives each checked line the flags its V8 has, and a line not checked none', () => {
     // Node 20's V8: one interrupt budget for every tier.
     expect(tieringFlags('11.3.244.8-node.38')).toEqual(['--interrupt-budget=1081344']);
@@ -13,15 +13,15 @@ describe("fed-agent's V8 tiering by V8 line", () => {
 
   it('is off when asked, and refuses any other ask', () => {
     const node26 = '14.6.202.34-node.34';
-    expect(agentTiering({}, node26)).toEqual({
+    expect(chosenTiering({}, node26)).toEqual({
       name: 'tuned',
       flags: ['--invocation-count-for-turbofan=48000', '--no-maglev'],
     });
-    expect(agentTiering({ FED_AGENT_V8_TIERING: '' }, node26).name).toBe('tuned');
-    expect(agentTiering({ FED_AGENT_V8_TIERING: 'off' }, node26)).toEqual({ name: 'v8-defaults', flags: [] });
-    expect(agentTiering({}, '15.0.1')).toEqual({ name: 'v8-defaults', flags: [] });
-    expect(() => agentTiering({ FED_AGENT_V8_TIERING: 'on' }, node26)).toThrow(
-      'FED_AGENT_V8_TIERING=on: expected "off" (V8\'s own tiering) or nothing (fed\'s); unset it or set it to off',
+    expect(chosenTiering({ FED_V8_TIERING: '' }, node26).name).toBe('tuned');
+    expect(chosenTiering({ FED_V8_TIERING: 'off' }, node26)).toEqual({ name: 'v8-defaults', flags: [] });
+    expect(chosenTiering({}, '15.0.1')).toEqual({ name: 'v8-defaults', flags: [] });
+    expect(() => chosenTiering({ FED_V8_TIERING: 'on' }, node26)).toThrow(
+      'FED_V8_TIERING=on: expected "off" (V8\'s own tiering) or nothing (fed\'s); unset it or set it to off',
     );
   });
 });
