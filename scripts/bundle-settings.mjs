@@ -70,10 +70,11 @@ const uuidPortable = {
 /**
  * Node's modules that most commands never use, each loaded on first use: `child_process` (commander and
  * a few fed modules require it as they load; it brings net, dgram and streams), `crypto` (ids, digests),
- * `net`, `fs/promises` (which loads readline and fs watchers), `timers/promises`, and the network stack
- * only telemetry and chat use, and `v8` (only the launcher's commands set its flags). Loading them is a measurable part of a `fed event` that touches none of
- * them. Every use in the bundles reads a property at call time (`childProcess.spawn(…)`), so each module
- * is replaced by one whose properties load the real one when first read.
+ * `net`, `fs/promises` (which loads readline and fs watchers), `timers/promises`, the network stack only
+ * telemetry and chat use, and `v8` (only the launcher's commands set its flags, in the bin). Loading them
+ * is a measurable part of a `fed event` that touches none of them. Every use in the bundles reads a
+ * property at call time (`childProcess.spawn(…)`), so each module is replaced by one whose properties load
+ * the real one when first read.
  */
 const LAZY_BUILTINS = [
   'child_process',
