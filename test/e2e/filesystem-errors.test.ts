@@ -146,11 +146,10 @@ describe('a file fed may not read', () => {
       }),
   );
 
-  it.skipIf(skipWithout(suite, missing))(
-    "a team's inbox: that team is unhealthy in fed monitor and a finding of fed doctor; the other teams are checked as ever",
-    async () => {
-      const inbox = join('.fed', 'teams', 'docs', '.fed', 'signals', 'inbox');
-      await unreadable(inbox, async (path, root) => {
+  it.skipIf(skipWithout(suite, missing)).each(['inbox', 'outbox'])(
+    "a team's %s: that team is unhealthy in fed monitor and a finding of fed doctor; the other teams are checked as ever",
+    async (box) => {
+      await unreadable(join('.fed', 'teams', 'docs', '.fed', 'signals', box), async (path, root) => {
         await onboardTeam(openFederation(root), { domain: 'other' }, { durable: false });
         if (user) handOver(join(root, '.fed', 'teams', 'other'), user);
         const monitor = await runFed(['--root', root, 'monitor', '--json'], { user });

@@ -131,6 +131,7 @@ interface MonitorJson {
 describe("a file where a team's signal folder belongs", () => {
   it.each([
     ['inbox', ['signals', 'inbox']],
+    ['outbox', ['signals', 'outbox']],
     ['signals folder', ['signals']],
   ])(
     'its %s: fed doctor (and --fix) reports that team, fed monitor marks it unhealthy, the other team is checked',

@@ -12,7 +12,7 @@ import { teamNetworkPolicy } from '../launch/prepare/sandbox/host-policy.js';
 import type { Federation } from '../../engine/context.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
-import { checkSignalIds } from './signal-checks.js';
+import { checkSignalBoxes } from './signal-checks.js';
 import { checkJournal } from './journal-check.js';
 import { checkSchedules } from './schedule-checks.js';
 import { checkGitIndexLocks } from './git-checks.js';
@@ -214,7 +214,7 @@ async function checkFederation(subject: DoctorSubject, options: DoctorOptions): 
     }
     // Meta's inbox is not read either while a runtime folder of the root is a link (reported above).
     const meta: SignalParty[] = rootLinks.length === 0 ? [{ id: META, entry: undefined }] : [];
-    pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));
+    pending.push(...(await checkSignalBoxes(fed, [...meta, ...signalParties])));
   }
   for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
   pending.push(...checkGitIndexLocks(root, onboarded));

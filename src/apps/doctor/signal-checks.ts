@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { idIntruders, repeatedIds } from '../../engine/delivery/id-intruders.js';
@@ -6,11 +8,13 @@ import type { Federation } from '../../engine/context.js';
 import { checkFolderPath, permissionFinding } from './file-checks.js';
 
 /**
- * Inbox files that reuse the id of a signal fed delivered there (see idIntruders): each a finding, whose
- * repair is the quarantine the team actor would do, with the same reason. Reads each inbox once; only
- * ids that repeat are looked up. An inbox that cannot be listed for a file on its path is a `folder` finding.
+ * Each party's signal boxes. Inbox files that reuse the id of a signal fed delivered there (see
+ * idIntruders): each a finding, whose repair is the quarantine the team actor would do, with the same
+ * reason. Reads each inbox once; only ids that repeat are looked up. A box that cannot be listed for a file
+ * on its path is a `folder` finding, one fed may not read a `permission` finding — the inbox, and the
+ * outbox too (checkOutbox), whose party `fed monitor` calls unhealthy and whose sends fail.
  */
-export async function checkSignalIds(fed: Federation, parties: readonly SignalParty[]): Promise<PendingFinding[]> {
+export async function checkSignalBoxes(fed: Federation, parties: readonly SignalParty[]): Promise<PendingFinding[]> {
   const findings: PendingFinding[] = [];
   for (const party of parties) {
     const team = party.id === META ? undefined : party.id;
@@ -23,8 +27,10 @@ export async function checkSignalIds(fed: Federation, parties: readonly SignalPa
       // party's finding, not the end of the checks.
       const denied = permissionFinding(error, team);
       findings.push(...(denied ? [denied] : checkFolderPath(inbox.location, error, team)));
+      // Reported once: a file where the party's `.fed/signals` belongs keeps both boxes from being listed.
       continue;
     }
+    findings.push(...checkOutbox(fed, party, team));
     const repeated = repeatedIds(listed.signals);
     if (repeated.length === 0) continue;
     for (const intruder of await idIntruders(fed.backend.delivery, party.id, repeated)) {
@@ -41,4 +47,22 @@ export async function checkSignalIds(fed: Federation, parties: readonly SignalPa
     }
   }
   return findings;
+}
+
+/**
+ * Whether a party's outbox can be listed, where the backend keeps it in a folder (a JetStream stream is no
+ * path): its names only — an outbox holds a copy of everything its party sent, and none needs reading here.
+ * A folder not made yet is fine: fed makes it with the party's first send.
+ */
+function checkOutbox(fed: Federation, party: SignalParty, team: string | undefined): PendingFinding[] {
+  const { location } = fed.backend.signals.outbox(party);
+  if (!isAbsolute(location)) return [];
+  try {
+    readdirSync(location);
+    return [];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    const denied = permissionFinding(error, team);
+    return denied ? [denied] : checkFolderPath(location, error, team);
+  }
 }
