@@ -44,7 +44,8 @@ export const OWN_BUNDLE_COMMANDS: readonly CommandName[] = ['event', 'signal', '
 /**
  * The commands that launch agents and apply their events — the launcher — which run with fed's V8 tiering
  * (src/infra/v8/tiering.ts), set by the `fed` bin before it compiles the bundle: their work comes in short
- * bursts, and with V8's defaults a sixth of a `fed run`'s CPU went to optimising code that had run its last.
+ * bursts, and with V8's defaults about a fifth of a `fed run`'s CPU went to optimising code that had run
+ * its last.
  */
 export const TUNED_TIERING_COMMANDS: readonly CommandName[] = ['run', 'launch', 'demo'];
 

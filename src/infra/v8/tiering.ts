@@ -5,9 +5,9 @@
  * second for a small codebase, and a launcher's work comes in short bursts (a launch, an event, a judged
  * document). With V8's defaults their optimising compilers compiled code that had finished by the time the
  * optimised version was ready — most of it the Markdown parser's: a quarter to a third of a fed-agent's CPU,
- * a sixth of a `fed run` coordinator's, on the cores the other teams of a `fed run --parallel` need. With
- * the larger budget only the truly hot functions are optimised, so a large codebase or a long run still
- * gets optimised code where it matters. Measured on each Node line in `npm run bench run-parallel` (tuned
+ * about a fifth of a `fed run` coordinator's, on the cores the other teams of a `fed run --parallel`
+ * need. With the larger budget only the truly hot functions are optimised, so a large codebase or a long
+ * run still gets optimised code where it matters. Measured on each Node line in `npm run bench run-parallel` (tuned
  * against V8's defaults, interleaved).
  *
  * The flags differ by V8 line, and V8 prints `Error: unrecognized flag` for one it lacks (Node 22 and later
