@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
 import { packageRoot, readRegistry } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
-import { typescriptProject } from '../helpers/fixture-repo.js';
+import { surveyFederation } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -20,20 +19,7 @@ const SCRIPT_CACHE_PROBE = join(packageRoot(), 'test/fixtures/script-cache-probe
 const CLI_BUNDLE = join(packageRoot(), 'dist/bin/cli/main.cjs');
 
 /** A federation of TEAMS, each with its mission, run without the sandbox (what is measured is the launcher). */
-async function federation(): Promise<string> {
-  const root = typescriptProject(tempDir());
-  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { sandbox: false } }));
-  for (const domain of TEAMS) {
-    await onboardTeam(openFederation(root), { domain }, { durable: false });
-    await sendSignal(
-      openFederation(root),
-      { to: domain, type: 'directive', subject: 'Survey the codebase', body: 'Read-only study.' },
-      { durable: false },
-    );
-  }
-  return root;
-}
+const federation = () => surveyFederation(TEAMS, { agent: { sandbox: false } });
 
 /** `node <nodeArgs> fed run --parallel 2` in a fresh federation, with `env`: its stdout. */
 async function fedRun(nodeArgs: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {

@@ -1,13 +1,10 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
 import { readLastRun } from 'fed/testing';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 import { builtBin, FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { processUsageEnv, takeProcessUsage } from '../helpers/process-usage.js';
-import { typescriptProject } from '../helpers/fixture-repo.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { surveyFederation } from '../helpers/launch-federation.js';
 
 /**
  * The processes a `fed run` of the built-in agent starts, counted by a preload in every node process
@@ -20,24 +17,9 @@ import { tempDir } from '../helpers/temp-dir.js';
  */
 const TEAMS = ['api', 'docs'];
 
-async function federation(config: object): Promise<string> {
-  const root = typescriptProject(tempDir());
-  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  writeFileSync(join(root, 'federate.config.json'), JSON.stringify(config));
-  for (const domain of TEAMS) {
-    await onboardTeam(openFederation(root), { domain }, { durable: false });
-    await sendSignal(
-      openFederation(root),
-      { to: domain, type: 'directive', subject: 'Survey the codebase', body: 'Read-only study.' },
-      { durable: false },
-    );
-  }
-  return root;
-}
-
 /** The node processes of one `fed run`, by the script each ran, and each team's network policy in its run. */
 async function processesOfRun(config: object): Promise<{ processes: string[]; policies: (string | undefined)[] }> {
-  const root = await federation(config);
+  const root = await surveyFederation(TEAMS, config);
   const run = await runFed(['run', '--parallel', '2'], { cwd: root, env: processUsageEnv, timeoutMs: 120_000 });
   expect(run.code, run.stdout + run.stderr).toBe(0);
   expect(run.stdout).toContain(`ran ${TEAMS.length} teams`);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FederationConfig, initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
 import { loadConfig } from 'fed/testing';
+import { typescriptProject } from './fixture-repo.js';
 import { tempDir } from './temp-dir.js';
 
 /** `node <fixture agent>` as an agent command (quoted for splitCommand). */
@@ -46,4 +47,23 @@ export async function federationWithMission(
  */
 export function inDocsWorkspace(root: string, name: string): string {
   return join(root, '.fed', 'teams', 'docs', name);
+}
+
+/**
+ * A federation over a small TypeScript project (typescriptProject) with `config`, whose `teams` each have
+ * the built-in agent's survey mission waiting: what a `fed run` of the built-in agent is tested on.
+ */
+export async function surveyFederation(teams: readonly string[], config: object): Promise<string> {
+  const root = typescriptProject(tempDir());
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  writeFileSync(join(root, 'federate.config.json'), JSON.stringify(config));
+  for (const domain of teams) {
+    await onboardTeam(openFederation(root), { domain }, { durable: false });
+    await sendSignal(
+      openFederation(root),
+      { to: domain, type: 'directive', subject: 'Survey the codebase', body: 'Read-only study.' },
+      { durable: false },
+    );
+  }
+  return root;
 }
