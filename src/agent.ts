@@ -35,8 +35,13 @@ export type { Question } from '../machines/consultant.types.js';
 export { META } from './core/schema/common.js';
 
 // The documents a team delivers: the documentation standards fed checks them against, and the learning log.
-export { checkMarkdownText, MAX_DELIVERABLE_BYTES } from './engine/deliverable/check-deliverable.js';
-export { analyseMarkdown } from './engine/deliverable/analyse-markdown.js';
+export {
+  checkAnalysedMarkdown,
+  checkMarkdownText,
+  MAX_DELIVERABLE_BYTES,
+} from './engine/deliverable/check-deliverable.js';
+export { type AnalysedMarkdown, analyseMarkdown } from './engine/deliverable/analyse-markdown.js';
+export { insertBlocks } from './engine/deliverable/insert-blocks.js';
 export { TOC_WORD_LIMIT } from './engine/deliverable/documentation-rules.js';
 export { appendLearningEntries } from './engine/deliverable/learning-log.js';
 export type { LearningCategory, LearningConfidence, LearningEntry } from './core/schema/learning-log.js';

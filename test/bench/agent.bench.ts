@@ -14,7 +14,8 @@ import { distillInsights } from '../../packages/fed-agent/src/insights.js';
 import { searchMission } from '../../packages/fed-agent/src/mission-search.js';
 import { planOutline } from '../../packages/fed-agent/src/outline.js';
 import { renderDeliverable } from '../../packages/fed-agent/src/render-markdown.js';
-import { checkMarkdownText, surveyCodebase, topLevelSources } from 'fed/testing';
+import { surveyCodebase, topLevelSources } from 'fed/testing';
+import { checkAnalysedMarkdown } from 'fed/agent';
 import { percentile, report } from './harness.js';
 
 const FILES = 5_000;
@@ -101,7 +102,7 @@ export default async function agentBench(): Promise<void> {
       const mission = { subject: 'Document the architecture', body: '' };
       const outline = planOutline(mission, topLevelSources(root), again.name);
       const search = searchMission(again, outline.topics);
-      const markdown = renderDeliverable({
+      const document = renderDeliverable({
         survey: again,
         outline,
         search,
@@ -109,7 +110,7 @@ export default async function agentBench(): Promise<void> {
         excerpt: selectExcerpt(again),
         mission,
       });
-      if (!checkMarkdownText(markdown).ok) throw new Error('the generated deliverable does not pass the check');
+      if (!checkAnalysedMarkdown(document).ok) throw new Error('the generated deliverable does not pass the check');
       whole.push(performance.now() - t);
       // A mission with a flow question: every file's path, declared names and text searched, the chain traced.
       t = performance.now();

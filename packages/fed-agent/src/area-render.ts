@@ -1,10 +1,10 @@
-import { analyseMarkdown, TOC_WORD_LIMIT } from 'fed/agent';
+import type { AnalysedMarkdown } from 'fed/agent';
 import { outsideProduct, type Survey } from 'fed/survey';
 import type { AreaFacts } from './area-facts.js';
 import { areaSections, folderOf, shortName } from './area-sections.js';
 import { linkRef } from './area-links.js';
 import { agree, code, count, escapeText, folderRef, numberedList, plural } from './markdown-text.js';
-import { overviewSections, section, tableOfContents, topicSection, type DeliverableInput } from './render-markdown.js';
+import { overviewSections, section, topicSection, withContents, type DeliverableInput } from './render-markdown.js';
 
 /**
  * The document of a team whose mission names an area (a package or a folder, as `fed plan` gives each
@@ -101,7 +101,7 @@ function nextSteps(input: AreaDocumentInput): string {
   return numberedList(steps);
 }
 
-export function renderAreaDocument(input: AreaDocumentInput): string {
+export function renderAreaDocument(input: AreaDocumentInput): AnalysedMarkdown {
   const { areas, survey } = input;
   const title = `${survey.name}: ${areas.map((a) => (a.area.package ? `${a.area.package.name} (${folderOf(a.area)})` : folderOf(a.area))).join(', ')}`;
   const body = [
@@ -122,9 +122,5 @@ export function renderAreaDocument(input: AreaDocumentInput): string {
     section(`Next steps in ${areas.map((a) => code(shortName(a.area))).join(', ')}`, nextSteps(input)),
   ];
   const head = [`# ${escapeText(title)}`, summary(input)];
-  const withoutToc = `${[...head, ...body].join('\n\n')}\n`;
-  // Analysed once: the word count decides the table of contents, and the headings make it.
-  const analysis = analyseMarkdown(withoutToc);
-  if (analysis.wordCount <= TOC_WORD_LIMIT) return withoutToc;
-  return `${[...head, tableOfContents(analysis), ...body].join('\n\n')}\n`;
+  return withContents(head, body);
 }

@@ -1,4 +1,4 @@
-import { analyseMarkdown, TOC_WORD_LIMIT } from 'fed/agent';
+import { type AnalysedMarkdown, analyseMarkdown, insertBlocks, TOC_WORD_LIMIT } from 'fed/agent';
 import { OTHER_GROUP, type Survey } from 'fed/survey';
 import type { Excerpt } from './excerpt.js';
 import { flowPathsMarkdown } from './flow-render.js';
@@ -331,7 +331,7 @@ const RENDERERS: Record<SectionId, (input: DeliverableInput) => string> = {
 
 export const section = (title: string, body: string) => `## ${title}\n\n${body}`;
 
-export function tableOfContents(analysis: ReturnType<typeof analyseMarkdown>): string {
+export function tableOfContents(analysis: AnalysedMarkdown): string {
   const sections = analysis.headings.filter((h) => h.level === 2);
   return section('Contents', bulletList(sections.map((h) => `[${escapeText(h.title)}](#${h.anchor})`)));
 }
@@ -402,7 +402,18 @@ export function overviewSections(input: DeliverableInput): string[] {
     .map((id) => section(SECTION_TITLES[id], RENDERERS[id](input)));
 }
 
-export function renderDeliverable(input: DeliverableInput): string {
+/**
+ * The document of `head` (title and summary) and `body` (its sections), analysed: the word count of the
+ * draft decides the table of contents (after the summary), its headings make it, and the table is
+ * inserted into the draft's analysis, so the document is parsed once (insertBlocks).
+ */
+export function withContents(head: readonly string[], body: readonly string[]): AnalysedMarkdown {
+  const draft = analyseMarkdown(`${[...head, ...body].join('\n\n')}\n`);
+  if (draft.wordCount <= TOC_WORD_LIMIT) return draft;
+  return insertBlocks(draft, head.join('\n\n').length + 2, tableOfContents(draft));
+}
+
+export function renderDeliverable(input: DeliverableInput): AnalysedMarkdown {
   const title =
     input.outline.topics.length || input.outline.packageGraph
       ? `${input.survey.name}: ${input.mission.subject}`
@@ -418,8 +429,5 @@ export function renderDeliverable(input: DeliverableInput): string {
     section('About this document', about(input)),
     section('Next steps', nextSteps(input)),
   ];
-  const withoutToc = `${[...head, ...body].join('\n\n')}\n`;
-  const analysis = analyseMarkdown(withoutToc);
-  if (analysis.wordCount <= TOC_WORD_LIMIT) return withoutToc;
-  return `${[...head, tableOfContents(analysis), ...body].join('\n\n')}\n`;
+  return withContents(head, body);
 }

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import {
   appendLearningEntries,
-  checkMarkdownText,
+  checkAnalysedMarkdown,
   DEFAULT_FEDERATION_REPORT,
   ensureDirectory,
   type LaunchContext,
@@ -208,7 +208,7 @@ async function work(
   };
   // A mission naming an area (a package or folder, as `fed plan` gives each team) gets a document about that area.
   const { areas } = findAreas(survey, outline.topics);
-  const markdown = areas.length
+  const doc = areas.length
     ? renderAreaDocument({
         ...input,
         areas: areas.map((area) => gatherAreaFacts(area, survey)),
@@ -219,8 +219,9 @@ async function work(
         repositoryOverview: context.fix !== undefined,
       })
     : renderDeliverable(input);
+  const markdown = doc.text;
   const unchanged = context.fix !== undefined && sameDocument(context.deliverablePath, markdown);
-  const check = checkMarkdownText(markdown);
+  const check = checkAnalysedMarkdown(doc);
   await reports.applied();
   if (context.fix && unchanged) {
     const reason = `${context.fix.reason} (fed-agent has no fuller document to write)`;

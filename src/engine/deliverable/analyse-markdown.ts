@@ -62,6 +62,14 @@ function countWords(tree: Root): number {
 
 export function analyseMarkdown(text: string): AnalysedMarkdown {
   const tree = parseMarkdown(text);
+  return analyseTree(text, tree, countWords(tree));
+}
+
+/**
+ * What the rules and the summary need of `tree`, parsed from `text`, whose prose has `wordCount` words
+ * (counted by the caller: a tree spliced from analysed parts sums theirs, insert-blocks.ts).
+ */
+export function analyseTree(text: string, tree: Root, wordCount: number): AnalysedMarkdown {
   const headingNodes: Heading[] = [];
   const codeNodes: Code[] = [];
   visit(tree, (node) => {
@@ -83,7 +91,7 @@ export function analyseMarkdown(text: string): AnalysedMarkdown {
       line: lineOf(node),
     })),
     codeBlocks: codeNodes.map((node) => ({ node, language: node.lang ?? null, line: lineOf(node) })),
-    wordCount: countWords(tree),
+    wordCount,
     lastLine: Math.max(1, text.split('\n').length - (text.endsWith('\n') ? 1 : 0)),
   };
 }

@@ -4,7 +4,8 @@ import { parseJsonText } from '../../core/json-text.js';
 import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import type { DeliverableSummary } from '../../core/schema/deliverable-summary.js';
 import { type DocumentationRule } from './documentation-rules.js';
-import { markdownFacts } from './markdown-facts.js';
+import type { AnalysedMarkdown } from './analyse-markdown.js';
+import { factsOf, markdownFacts, type MarkdownFacts } from './markdown-facts.js';
 import { assertMarkdownWithinLimits } from './markdown-limits.js';
 import { loadJsonSchemaValidator, type JsonSchemaValidator } from './json-schema-validator.js';
 
@@ -70,7 +71,23 @@ export function checkMarkdownText(
   file = 'the Markdown',
 ): Omit<DeliverableCheck, 'file'> {
   assertMarkdownWithinLimits(text, file);
-  const { ruleViolations, summary } = markdownFacts(text);
+  return verdict(markdownFacts(text), validate, schemaLabel);
+}
+
+/**
+ * The same check of a document analysed already (the built-in agent's, insert-blocks.ts): the same
+ * verdict, bounds included, without parsing it again.
+ */
+export function checkAnalysedMarkdown(doc: AnalysedMarkdown, file = 'the Markdown'): Omit<DeliverableCheck, 'file'> {
+  assertMarkdownWithinLimits(doc.text, file);
+  return verdict(factsOf(doc), undefined, 'deliverableSchema');
+}
+
+function verdict(
+  { ruleViolations, summary }: MarkdownFacts,
+  validate: JsonSchemaValidator | undefined,
+  schemaLabel: string,
+): Omit<DeliverableCheck, 'file'> {
   const violations: DeliverableViolation[] = [
     ...ruleViolations,
     ...schemaViolations(validate, summary, ['summary'], schemaLabel),

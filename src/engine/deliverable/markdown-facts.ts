@@ -1,6 +1,6 @@
 import type { DeliverableSummary } from '../../core/schema/deliverable-summary.js';
 import { sha256 } from '../../infra/crypto/sha256.js';
-import { analyseMarkdown, summariseMarkdown } from './analyse-markdown.js';
+import { type AnalysedMarkdown, analyseMarkdown, summariseMarkdown } from './analyse-markdown.js';
 import { checkDocumentationRules, type RuleViolation } from './documentation-rules.js';
 import { plainText } from './parse-markdown.js';
 
@@ -24,13 +24,13 @@ export interface MarkdownFacts {
 const remembered = new Map<string, MarkdownFacts>();
 const REMEMBERED_DOCUMENTS = 64;
 
-function readFacts(text: string): MarkdownFacts {
-  const doc = analyseMarkdown(text);
+/** The facts of a document already analysed. */
+export function factsOf(doc: AnalysedMarkdown): MarkdownFacts {
   const titleIndex = doc.tree.children.findIndex((n) => n.type === 'heading' && n.depth === 1);
   const next = titleIndex === -1 ? undefined : doc.tree.children[titleIndex + 1];
   return {
     ruleViolations: checkDocumentationRules(doc),
-    summary: summariseMarkdown(doc, Buffer.byteLength(text, 'utf8')),
+    summary: summariseMarkdown(doc, Buffer.byteLength(doc.text, 'utf8')),
     title: doc.headings.find((h) => h.level === 1)?.title ?? null,
     lead: next?.type === 'paragraph' ? plainText(next).replace(/\s+/g, ' ').trim() : null,
   };
@@ -41,7 +41,7 @@ export function markdownFacts(text: string): MarkdownFacts {
   const key = sha256(text).toString('base64');
   let facts = remembered.get(key);
   if (facts) remembered.delete(key);
-  else facts = readFacts(text);
+  else facts = factsOf(analyseMarkdown(text));
   remembered.set(key, facts);
   if (remembered.size > REMEMBERED_DOCUMENTS) remembered.delete(remembered.keys().next().value!);
   return structuredClone(facts);

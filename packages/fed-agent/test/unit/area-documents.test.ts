@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { writeDemoCodebase } from 'fed/testing';
 import { initFederation, openFederation, proposePlan } from 'fed';
+import { analyseMarkdown } from 'fed/agent';
 import { findAreas } from '../../src/area-scope.js';
+import { withContents } from '../../src/render-markdown.js';
 import { planMission } from '../../src/mission-plan.js';
 import { surveyCodebase } from 'fed/survey';
 import { frameworkProject, writeTree } from '../../../../test/helpers/fixture-repo.js';
@@ -20,6 +22,13 @@ async function planAndWrite(root: string, teams?: number): Promise<Map<string, s
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
+/** `document` as withContents is given it: the head (title, summary) and the sections, its table of contents aside. */
+function partsOf(document: string): { head: string[]; body: string[] } {
+  const [head = '', ...sections] = document.trimEnd().split(/\n\n(?=## )/);
+  const [title = '', ...summary] = head.split('\n\n');
+  return { head: [title, summary.join('\n\n')], body: sections.filter((s) => !s.startsWith('## Contents\n')) };
+}
+
 describe('each planned team writes about its own area', () => {
   it('the demo monorepo: the three teams’ documents share almost no lines', async () => {
     const root = tempDir();
@@ -35,6 +44,14 @@ describe('each planned team writes about its own area', () => {
     );
     expect(signals).toContain('### `packages/signals/src/send-signal.ts`');
     expect(signals).not.toContain('packages/registry/src/');
+    // Each table of contents was inserted into its draft's analysis: the analysis is the document's own.
+    for (const document of documents.values()) {
+      expect(document).toContain('\n## Contents\n');
+      const { head, body } = partsOf(document);
+      const analysed = withContents(head, body);
+      expect(analysed.text).toBe(document);
+      expect(analysed).toEqual(analyseMarkdown(document));
+    }
   });
 
   it('an npm monorepo: purpose, API with signatures, structure, links in and out with a diagram, entry points, tests, build', async () => {

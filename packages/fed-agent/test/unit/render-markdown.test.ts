@@ -7,7 +7,7 @@ import { searchMission } from '../../src/mission-search.js';
 import { planOutline } from '../../src/outline.js';
 import { renderDeliverable } from '../../src/render-markdown.js';
 import { surveyCodebase, topLevelSources } from 'fed/survey';
-import { checkMarkdownText } from 'fed/agent';
+import { analyseMarkdown, checkMarkdownText } from 'fed/agent';
 import { pythonProject, typescriptProject, writeTree } from '../../../../test/helpers/fixture-repo.js';
 import { tempDir } from '../../../../test/helpers/temp-dir.js';
 
@@ -17,7 +17,7 @@ function render(codebase: string, mission = MISSION): string {
   const survey = surveyCodebase(codebase);
   const outline = planOutline(mission, topLevelSources(codebase), survey.name);
   const search = searchMission(survey, outline.topics);
-  return renderDeliverable({
+  const doc = renderDeliverable({
     survey,
     outline,
     search,
@@ -25,6 +25,9 @@ function render(codebase: string, mission = MISSION): string {
     excerpt: selectExcerpt(survey),
     mission,
   });
+  // Its table of contents is inserted into the draft's analysis: the analysis must be the document's own.
+  expect(doc).toEqual(analyseMarkdown(doc.text));
+  return doc.text;
 }
 
 const h2 = (markdown: string) =>

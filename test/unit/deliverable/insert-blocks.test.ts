@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { analyseMarkdown, insertBlocks } from 'fed/agent';
+import { packageRoot, parseMarkdown } from 'fed/testing';
+import { FIXTURES_DIR } from '../../helpers/fixture-process.js';
+
+// The parser, counted: inserting must parse the inserted blocks only, or the agent gains nothing.
+vi.mock('../../../src/engine/deliverable/parse-markdown.js', async (original) => {
+  const real = await original<typeof import('../../../src/engine/deliverable/parse-markdown.js')>();
+  return { ...real, parseMarkdown: vi.fn(real.parseMarkdown) };
+});
+const parses = vi.mocked(parseMarkdown);
+
+/** Documents of every shape fed meets: the rules' fixtures (good and bad), skills, and fed's own pages. */
+const DOCUMENTS = [
+  ...readdirSync(join(FIXTURES_DIR, 'deliverables')).map((name) => join(FIXTURES_DIR, 'deliverables', name)),
+  ...readdirSync(join(FIXTURES_DIR, 'federation-0.1.0/.fed/skills')).map((name) =>
+    join(FIXTURES_DIR, 'federation-0.1.0/.fed/skills', name),
+  ),
+  join(packageRoot(), 'README.md'),
+  join(packageRoot(), 'docs/dashboard.md'),
+  join(packageRoot(), 'docs/delivery.md'),
+].map((path) => ({ name: path.slice(packageRoot().length + 1), text: readFileSync(path, 'utf8') }));
+
+/** Blocks to insert, each starting with an ATX heading and ending in something a heading closes. */
+const BLOCKS = {
+  'a table of contents': '## Contents\n\n- [Where the code lives](#where-the-code-lives)\n- [Next steps](#next-steps)',
+  'a loose list with a nested one': '## Steps\n\n- one\n\n  - nested *one*\n\n- two `code` and a <span>tag</span>',
+  'a table, a quote and a lazy line': '### Figures\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\nlazy continuation',
+  'a repeated title and a URL': '## Next steps\n\nSee www.example.com and https://example.com/a_b_c.\n\n## Next steps',
+  'line endings of every kind': '## Endings\r\n\r\nline one\r\nline two\rline three\n\n- an item',
+  'a fenced block inside a list': '## Code\n\n- item\n\n  ```ts\n  const a = 1;\n  ```',
+};
+
+/** The offset of every top-level ATX heading of `text` but the first (where a table of contents goes, and after). */
+function headingOffsets(text: string): number[] {
+  return analyseMarkdown(text)
+    .tree.children.filter((node) => node.type === 'heading' && text[node.position!.start.offset!] === '#')
+    .map((node) => node.position!.start.offset!)
+    .filter((offset) => offset > 0);
+}
+
+function splice(text: string, at: number, blocks: string): string {
+  return `${text.slice(0, at)}${blocks}\n\n${text.slice(at)}`;
+}
+
+describe('inserting blocks into an analysed document', () => {
+  beforeEach(() => parses.mockClear());
+
+  it.each(DOCUMENTS)('is what parsing the new text gives, before each heading of $name', ({ text }) => {
+    const doc = analyseMarkdown(text);
+    const definitions = doc.tree.children.some((node) => node.type === 'definition');
+    for (const at of headingOffsets(text))
+      for (const [shape, blocks] of Object.entries(BLOCKS)) {
+        parses.mockClear();
+        const inserted = insertBlocks(doc, at, blocks);
+        // The inserted blocks are parsed, or (where the document holds a definition) the new text whole.
+        const parsed = parses.mock.calls.map(([parsedText]) => parsedText);
+        expect(parsed, `${shape} at ${at}`).toEqual([definitions ? splice(text, at, blocks) : blocks]);
+        expect(inserted, `${shape} at ${at}`).toEqual(analyseMarkdown(splice(text, at, blocks)));
+      }
+    expect(analyseMarkdown(text), 'the document it was given is unchanged').toEqual(doc);
+  });
+
+  it('parses the new text whole where the blocks could run on, or do not start with a heading', () => {
+    const { text } = DOCUMENTS.find((d) => d.name.endsWith('good.md'))!;
+    const doc = analyseMarkdown(text);
+    const [at] = headingOffsets(text);
+    for (const blocks of [
+      '## Code\n\n```ts\nconst a = 1;',
+      '## Raw\n\n<!-- an HTML comment runs on',
+      'A paragraph first\n\n## Then a heading',
+      'Setext heading\n--------------',
+      '## Defined\n\n[ref]: https://example.com',
+    ]) {
+      parses.mockClear();
+      const inserted = insertBlocks(doc, at!, blocks);
+      expect(
+        parses.mock.calls.map(([parsed]) => parsed),
+        blocks,
+      ).toEqual([blocks, splice(text, at!, blocks)]);
+      expect(inserted, blocks).toEqual(analyseMarkdown(splice(text, at!, blocks)));
+    }
+  });
+
+  it('parses the new text whole where no top-level ATX heading starts at the offset', () => {
+    const text = '# Title\n\nA summary.\n\n- a list\n\n## Next steps\n\nSee above.\n';
+    const doc = analyseMarkdown(text);
+    for (const at of [text.indexOf('- a list'), text.indexOf('Next steps'), text.indexOf('See above')]) {
+      const blocks = '## Contents\n\n- [Next steps](#next-steps)';
+      parses.mockClear();
+      const inserted = insertBlocks(doc, at, blocks);
+      expect(parses.mock.calls.map(([parsed]) => parsed)).toEqual([splice(text, at, blocks)]);
+      expect(inserted).toEqual(analyseMarkdown(splice(text, at, blocks)));
+    }
+  });
+});
