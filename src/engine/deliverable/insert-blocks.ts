@@ -6,8 +6,8 @@ import { visit } from './parse-markdown.js';
  * Markdown `blocks` inserted into an analysed document before the top-level ATX heading that starts at
  * offset `at`, with a blank line after them: the new document analysed without parsing `doc` again. The
  * built-in agent drafts its document, learns from the draft whether it needs a table of contents and
- * what the table links to, then inserts the table: parsing was half of the agent's own CPU, and parsing
- * the whole document again a third of it.
+ * what the table links to, then inserts the table: parsing was half of the agent's own CPU (its process
+ * less a bare Node start), and parsing the whole document a second time a quarter of it.
  *
  * The result equals analyseMarkdown of the new text (test/unit/deliverable/insert-blocks.test.ts) when:
  * - a top-level ATX heading starts at `at` in `doc`, and `blocks` starts with one too: the text before
