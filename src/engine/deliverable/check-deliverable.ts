@@ -75,8 +75,8 @@ export function checkMarkdownText(
 }
 
 /**
- * The same check of a document analysed already (the built-in agent's, insert-blocks.ts): the same
- * verdict, bounds included, without parsing it again.
+ * checkMarkdownText's check, without a schema, of a document analysed already (the built-in agent's,
+ * insert-blocks.ts): the same verdict, bounds included, without parsing it again.
  */
 export function checkAnalysedMarkdown(doc: AnalysedMarkdown, file = 'the Markdown'): Omit<DeliverableCheck, 'file'> {
   assertMarkdownWithinLimits(doc.text, file);
