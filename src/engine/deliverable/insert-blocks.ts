@@ -46,9 +46,12 @@ export function insertBlocks(doc: AnalysedMarkdown, at: number, blocks: string):
   return analyseTree(text, tree, doc.wordCount + inserted.wordCount);
 }
 
-/** Whether `node` is an ATX heading (`#`) at the start of a line, at offset `at` of `text`. */
+/** An ATX heading's opening: 1 to 6 `#`, then a space, a tab or the line's end (a setext heading's text may start with `#`). */
+const ATX_OPENING = /^#{1,6}(?:[ \t\r\n]|$)/;
+
+/** Whether `node` is an ATX heading at the start of a line, at offset `at` of `text`. */
 function isAtxHeadingAt(node: RootContent, text: string, at: number): boolean {
-  return node.type === 'heading' && node.position?.start.column === 1 && text[at] === '#';
+  return node.type === 'heading' && node.position?.start.column === 1 && ATX_OPENING.test(text.slice(at, at + 8));
 }
 
 function hasDefinitions(tree: Root): boolean {

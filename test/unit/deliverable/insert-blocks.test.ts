@@ -85,9 +85,10 @@ describe('inserting blocks into an analysed document', () => {
   });
 
   it('parses the new text whole where no top-level ATX heading starts at the offset', () => {
-    const text = '# Title\n\nA summary.\n\n- a list\n\n## Next steps\n\nSee above.\n';
+    const text = '# Title\n\nA summary.\n\n- a list\n\n#setext heading\n---\n\n## Next steps\n\nSee above.\n';
     const doc = analyseMarkdown(text);
-    for (const at of [text.indexOf('- a list'), text.indexOf('Next steps'), text.indexOf('See above')]) {
+    const offsets = ['- a list', '#setext', 'Next steps', 'See above'].map((start) => text.indexOf(start));
+    for (const at of offsets) {
       const blocks = '## Contents\n\n- [Next steps](#next-steps)';
       parses.mockClear();
       const inserted = insertBlocks(doc, at, blocks);
