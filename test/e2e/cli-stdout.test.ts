@@ -1,13 +1,17 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { skipWithout } from '../helpers/loud-skip.js';
 import { manyTeamsFederation } from '../helpers/big-federations.js';
 
-/** `fed team list --json` of a federation with enough teams to fill a pipe (64 KiB) several times over. */
+/**
+ * `fed team list --json` of a federation with enough teams to fill a pipe (64 KiB) several times over,
+ * removed when the test ends (10 MB each, in the system's temp folder).
+ */
 const bigList = async () => {
   const { root } = await manyTeamsFederation(400, 0);
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   return {
     args: [FED_BIN, 'team', 'list', '--json'],
     env: { ...process.env, FED_ROOT: root, FED_TELEMETRY_ENABLED: 'false' },
