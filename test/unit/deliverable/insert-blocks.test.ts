@@ -36,9 +36,64 @@ const BLOCKS = {
 /** The offset of every top-level ATX heading of `text` but the first (where a table of contents goes, and after). */
 function headingOffsets(text: string): number[] {
   return analyseMarkdown(text)
-    .tree.children.filter((node) => node.type === 'heading' && text[node.position!.start.offset!] === '#')
+    .tree.children.filter(
+      (node) => node.type === 'heading' && /^#{1,6}(?:[ \t\r\n]|$)/.test(text.slice(node.position!.start.offset!)),
+    )
     .map((node) => node.position!.start.offset!)
     .filter((offset) => offset > 0);
+}
+
+/** A small seeded generator (mulberry32): the same documents on every run. */
+function randomFrom(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return <T>(choices: readonly T[]): T => choices[Math.floor(next() * choices.length)]!;
+}
+
+/** Inline content of every kind, and Markdown blocks of every kind to make documents of. */
+const INLINE = [
+  'plain words',
+  '*emphasis*',
+  '`code`',
+  '[a link](#next-steps)',
+  'www.example.com',
+  '<b>html</b>',
+  '[^1]',
+  'a\\_b',
+];
+const COMMON_BLOCKS = [
+  (pick: ReturnType<typeof randomFrom>) => `${pick(['#', '##', '###'])} ${pick(INLINE)} ${pick(INLINE)}`,
+  (pick: ReturnType<typeof randomFrom>) => `${pick(INLINE)} ${pick(INLINE)}.\n${pick(INLINE)} again.`,
+  (pick: ReturnType<typeof randomFrom>) =>
+    `${pick(['-', '1.'])} ${pick(INLINE)}\n${pick(['', '\n'])}  - nested ${pick(INLINE)}`,
+  (pick: ReturnType<typeof randomFrom>) => `> ${pick(INLINE)}\n${pick(['lazy line', '> more'])}`,
+  () => '```ts\nconst a = 1;\n```',
+  () => '    indented code',
+  () => '| a | b |\n|---|---|\n| 1 | 2 |',
+  () => '<div>\nhtml block\n</div>',
+  (pick: ReturnType<typeof randomFrom>) => `${pick(INLINE)}\n${pick(['---', '==='])}`,
+  () => '***',
+];
+/** Rarer blocks: definitions (insertBlocks then parses the new text whole), fenced code and HTML left open (they run on). */
+const RARE_BLOCKS = [
+  () => '[next]: https://example.com',
+  () => '[^1]: a footnote',
+  () => '```\nan unclosed fence',
+  () => '<!-- an unclosed comment',
+];
+
+function randomDocument(pick: ReturnType<typeof randomFrom>, blocks: number): string {
+  // Half the blocks under a heading of their own: each is a place to insert before.
+  const parts = Array.from({ length: blocks }, () => {
+    const block = pick(pick([...Array<typeof COMMON_BLOCKS>(15).fill(COMMON_BLOCKS), RARE_BLOCKS]))(pick);
+    return pick([true, false]) ? `## ${pick(INLINE)}\n\n${block}` : block;
+  });
+  return `# Title\n\n${parts.map((part, i) => (i === 0 ? part : `${pick(['\n\n', '\n'])}${part}`)).join('')}\n`;
 }
 
 function splice(text: string, at: number, blocks: string): string {
@@ -61,6 +116,28 @@ describe('inserting blocks into an analysed document', () => {
         expect(inserted, `${shape} at ${at}`).toEqual(analyseMarkdown(splice(text, at, blocks)));
       }
     expect(analyseMarkdown(text), 'the document it was given is unchanged').toEqual(doc);
+  });
+
+  it('is what parsing the new text gives, for 300 generated documents and blocks', () => {
+    const pick = randomFrom(53);
+    let spliced = 0;
+    let tried = 0;
+    for (let n = 0; n < 300; n++) {
+      const text = randomDocument(pick, 3 + (n % 6));
+      const doc = analyseMarkdown(text);
+      for (const at of headingOffsets(text)) {
+        const blocks = `## ${pick(INLINE)}\n\n${randomDocument(pick, 1 + (n % 3))
+          .slice('# Title\n\n'.length)
+          .trimEnd()}`;
+        parses.mockClear();
+        const inserted = insertBlocks(doc, at, blocks);
+        tried++;
+        if (parses.mock.calls.length === 1 && parses.mock.calls[0]![0] === blocks) spliced++;
+        expect(inserted, JSON.stringify({ text, at, blocks })).toEqual(analyseMarkdown(splice(text, at, blocks)));
+      }
+    }
+    // About half the insertions take the splice (477 of 893), or this would test a whole parse against itself.
+    expect(spliced / tried).toBeGreaterThan(0.4);
   });
 
   it('parses the new text whole where the blocks could run on, or do not start with a heading', () => {
