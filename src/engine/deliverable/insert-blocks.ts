@@ -14,7 +14,8 @@ import { visit } from './parse-markdown.js';
  *   `at` is followed by the same kind of line in both documents, which closes whatever it left open (a
  *   heading continues no list, quote or paragraph), so that text parses as before; and the heading at
  *   `at` closes whatever `blocks` leaves open in the same way, so the text after parses as before;
- * - `blocks` does not end in fenced code or HTML at its top level, which would run on into that heading;
+ * - `blocks` does not end in fenced code or HTML at its top level, which would run on into that heading,
+ *   nor in a carriage return, which the blank line after it would join into one line ending;
  * - neither holds a link or footnote definition, which the other's text could refer to.
  * Where one does not hold, the new text is parsed whole. `doc` is left as it was.
  */
@@ -29,6 +30,7 @@ export function insertBlocks(doc: AnalysedMarkdown, at: number, blocks: string):
   if (
     first === undefined ||
     !isAtxHeadingAt(first, blocks, 0) ||
+    blocks.endsWith('\r') ||
     last?.type === 'code' ||
     last?.type === 'html' ||
     hasDefinitions(inserted.tree)
