@@ -141,7 +141,7 @@ describe('inserting blocks into an analysed document', () => {
     expect(spliced / tried).toBeGreaterThan(0.4);
   });
 
-  it('parses the new text whole where the blocks could run on, or do not start with a heading', () => {
+  it('parses the new text whole where the blocks run on, end in a carriage return, define, or start otherwise', () => {
     const { text } = DOCUMENTS.find((d) => d.name.endsWith('good.md'))!;
     const doc = analyseMarkdown(text);
     const [at] = headingOffsets(text);
@@ -151,7 +151,7 @@ describe('inserting blocks into an analysed document', () => {
       'A paragraph first\n\n## Then a heading',
       'Setext heading\n--------------',
       '## Defined\n\n[ref]: https://example.com',
-      // Its carriage return and the blank line after it would make one line ending of two.
+      // Its carriage return and the blank line after it would join into one line ending.
       '## Ends in a carriage return\r',
     ]) {
       parses.mockClear();
