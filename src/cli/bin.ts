@@ -15,8 +15,14 @@ import {
   writeCodeCache,
   type CacheFound,
 } from './code-cache.js';
-import { bundleFileFor, requestedCommand, TUNED_TIERING_COMMANDS } from './command-names.js';
+import {
+  bundleFileFor,
+  requestedCommand,
+  SMALL_YOUNG_GENERATION_COMMANDS,
+  TUNED_TIERING_COMMANDS,
+} from './command-names.js';
 import { chosenTiering, type Tiering } from '../infra/v8/tiering.js';
+import { smallYoungGenerationArgs } from '../infra/v8/young-generation.js';
 
 /**
  * `fed`: runs the CLI (src/cli/main.ts, bundled as CommonJS into main.cjs beside this file) through a V8
@@ -29,7 +35,8 @@ import { chosenTiering, type Tiering } from '../infra/v8/tiering.js';
  *
  * The launcher's commands (TUNED_TIERING_COMMANDS) run with fed's V8 tiering (src/infra/v8/tiering.ts), set
  * before the bundle is compiled, and their code caches are named for it: V8 rejects a cache made under
- * other flags.
+ * other flags. `fed ui`, a server that stays up, runs again in the same process with a small young
+ * generation (src/infra/v8/young-generation.ts), its code cache made under that flag.
  *
  * Inside a launch's sandbox (`$FED_BROKER`), the command runs in the launcher's broker instead
  * (broker-client.ts): the bundle is not loaded at all.
@@ -52,6 +59,7 @@ else runBundle();
 
 function runBundle(): void {
   const command = requestedCommand(process.argv.slice(2));
+  if (SMALL_YOUNG_GENERATION_COMMANDS.some((small) => small === command)) runWithSmallYoungGeneration();
   const tiering = launcherTiering(command);
   const cacheName = `${command === '--version' ? 'version' : (command ?? 'help')}${tiering?.name === 'v8-defaults' ? '.v8-defaults' : ''}`;
   const compiled: Compiled[] = [];
@@ -95,6 +103,24 @@ function runBundle(): void {
     if (wrote) await pruneCodeCaches(process.env, FED_CLI_BUNDLE_HASH);
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();
   });
+}
+
+/**
+ * Runs this command again, in this process, with a small young generation (young-generation.ts), before
+ * anything else: V8 sizes it only as it starts. Returns where it cannot — a Node without `process.execve`
+ * (before 22.15), node given a size already — and the command runs as it is: only memory is at stake.
+ */
+function runWithSmallYoungGeneration(): void {
+  const { execve } = process as NodeJS.Process & {
+    execve?: (file: string, args: readonly string[], env: NodeJS.ProcessEnv) => never;
+  };
+  const nodeArgs = smallYoungGenerationArgs(process.execArgv, process.env.NODE_OPTIONS);
+  if (execve === undefined || nodeArgs === undefined) return;
+  try {
+    execve.call(process, process.execPath, [process.execPath, ...nodeArgs, ...process.argv.slice(1)], process.env);
+  } catch {
+    // The new image could not start (a resource limit): this one runs the command with V8's default size.
+  }
 }
 
 /**

@@ -49,6 +49,12 @@ export const OWN_BUNDLE_COMMANDS: readonly CommandName[] = ['event', 'signal', '
  */
 export const TUNED_TIERING_COMMANDS: readonly CommandName[] = ['run', 'launch', 'demo'];
 
+/**
+ * The commands that run with a small young generation (src/infra/v8/young-generation.ts): `fed ui`, a
+ * server that stays up, whose first board over a large federation would otherwise keep 32 MiB of young
+ * space resident for the rest of its life.
+ */
+export const SMALL_YOUNG_GENERATION_COMMANDS: readonly CommandName[] = ['ui'];
 /** The bundle, a file beside the `fed` bin, that runs what `argv` asks for (requestedCommand). */
 export function bundleFileFor(requested: ReturnType<typeof requestedCommand>): string {
   return OWN_BUNDLE_COMMANDS.some((command) => command === requested) ? `${requested}.cjs` : 'main.cjs';

@@ -19,4 +19,6 @@ export const NODE_SENSITIVE_TESTS: Record<string, string> = {
   'test/e2e/filesystem-errors.test.ts': "the filesystem's errors as this Node gives them",
   'test/integration/crash-campaign.test.ts': 'SIGKILLs of the built CLI across commands: the guarantees hold',
   'test/e2e/mcp-agent.test.ts': "fed's MCP server over stdio, as an agent starts it",
+  'test/e2e/ui-young-generation.test.ts':
+    'fed ui run again in its own process (process.execve) with a small young generation',
 };

@@ -1,0 +1,112 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { packageRoot, type BoardView } from 'fed/testing';
+import { FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { startServing } from '../helpers/fed-ui.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * `fed ui` runs with a small young generation (src/infra/v8/young-generation.ts): on a Node with
+ * `process.execve` (22.15 and later) the `fed` bin runs the command again in the same process with
+ * `--max-semi-space-size=4`, so its peak RSS over a large federation stays lower; a size node was given
+ * already is kept, and an older Node runs the command as it is. Seen from outside, as `ps` sees it: the
+ * process's command line.
+ */
+const FLAG = '--max-semi-space-size=4';
+const SCRIPT_CACHE_PROBE = join(packageRoot(), 'test/fixtures/script-cache-probe.cjs');
+const CLI_BUNDLE = join(packageRoot(), 'dist/bin/cli/main.cjs');
+const canExecve = typeof (process as { execve?: unknown }).execve === 'function';
+
+async function federation(): Promise<string> {
+  const root = tempDir();
+  expect((await runFed(['init', '--root', root])).code).toBe(0);
+  expect((await runFed(['--root', root, 'team', 'onboard', 'docs'])).code).toBe(0);
+  return root;
+}
+
+/** `node <nodeArgs> fed ui` serving `root`, with `env`; stopped when the test ends. */
+async function fedUi(root: string, nodeArgs: readonly string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const { FED_ROOT: _root, FED_TEAM: _team, NODE_OPTIONS: _options, ...inherited } = process.env;
+  const ui = await startServing([...nodeArgs, FED_BIN, '--root', root, 'ui', '--port', '0'], {
+    cwd: root,
+    env: { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...env },
+  });
+  onTestFinished(() => ui.stop());
+  return ui;
+}
+
+/** The command line of process `pid`, as the kernel holds it (what `ps` shows). */
+const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+
+describe('fed ui: a small young generation', () => {
+  it(
+    canExecve
+      ? 'runs again in the same process with the flag, serves the board, and its code cache is accepted'
+      : 'runs as it is on a Node without process.execve',
+    async () => {
+      const root = await federation();
+      const cache = tempDir();
+      const probe = join(tempDir(), 'scripts.jsonl');
+      const env = {
+        FED_CODE_CACHE: cache,
+        NODE_OPTIONS: `--require ${SCRIPT_CACHE_PROBE}`,
+        FED_TEST_SCRIPT_CACHE: probe,
+      };
+      const bundleCompiles = () => {
+        const lines = readFileSync(probe, 'utf8').trim().split('\n');
+        writeFileSync(probe, '');
+        return lines
+          .map((line) => JSON.parse(line) as { file: string; cached: boolean; rejected: boolean })
+          .filter((script) => script.file === CLI_BUNDLE);
+      };
+
+      for (const cached of [false, true]) {
+        const ui = await fedUi(root, [], env);
+        // The pid the test started is the one serving: the command ran again in it, not in a child.
+        expect(commandLine(ui.child.pid!)).toEqual([
+          process.execPath,
+          ...(canExecve ? [FLAG] : []),
+          FED_BIN,
+          '--root',
+          root,
+          'ui',
+          '--port',
+          '0',
+        ]);
+        const exchanged = await fetch(ui.url, { redirect: 'manual' });
+        const cookie = exchanged.headers.get('set-cookie')!.split(';')[0]!;
+        const board = (await (await fetch(`${ui.origin}/api/board`, { headers: { cookie } })).json()) as BoardView;
+        expect(board.teams.map((team) => team.id)).toEqual(['docs']);
+        await ui.stop();
+        expect(ui.child.exitCode, ui.output()).toBe(0);
+        // The first start leaves its code cache, made under the flag; the second is handed it and V8 takes it.
+        expect(bundleCompiles()).toEqual([{ file: CLI_BUNDLE, cached, rejected: false }]);
+      }
+    },
+    60_000,
+  );
+
+  it('keeps a size node was given: on its command line (either spelling) or in NODE_OPTIONS', async () => {
+    const root = await federation();
+    const given = await fedUi(root, ['--max_semi_space_size=8']);
+    expect(commandLine(given.child.pid!)).toEqual([
+      process.execPath,
+      '--max_semi_space_size=8',
+      FED_BIN,
+      '--root',
+      root,
+      'ui',
+      '--port',
+      '0',
+    ]);
+    const fromOptions = await fedUi(root, [], { NODE_OPTIONS: '--max-semi-space-size=8' });
+    expect(commandLine(fromOptions.child.pid!)).not.toContain(FLAG);
+    // Other node arguments go along with the flag.
+    const other = await fedUi(root, ['--no-deprecation']);
+    expect(commandLine(other.child.pid!).slice(1, 3)).toEqual([
+      '--no-deprecation',
+      ...(canExecve ? [FLAG] : [FED_BIN]),
+    ]);
+  }, 60_000);
+});
