@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { onboardTeam, openFederation, sendSignal } from 'fed';
-import { getTeam, readRegistry, readRunHistory } from 'fed/testing';
+import { getTeam, readRegistry, readRunHistory, workspacePaths } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { startServe } from '../helpers/fed-serve.js';
 import { waitFor } from '../helpers/fixture-process.js';
@@ -167,7 +167,10 @@ describe('fed serve', () => {
     });
     const env = { AGENT_PID_FILE: pids };
     const first = startServe(root, [], env);
-    await waitFor(() => agentPids().length === 1, 60_000, 'the first agent to start');
+    // Mid-run: the agent started and its run recorded (written as the agent starts, not before it: a kill
+    // in between leaves a mission to start again, not a run owed).
+    const { currentRun } = workspacePaths(getTeam(readRegistry(root), 'docs').location);
+    await waitFor(() => agentPids().length === 1 && existsSync(currentRun), 60_000, 'the first agent to start');
     first.child.kill('SIGKILL');
     await first.exited;
 
