@@ -3,6 +3,7 @@ import type { DeliverableSummary } from '../../core/schema/deliverable-summary.j
 import { mermaidDeclaration, plantumlDeclaration } from './diagram-types.js';
 import GithubSlugger from 'github-slugger';
 import { lineOf, parseMarkdown, plainText, visit } from './parse-markdown.js';
+import { segmenter } from './segmenters.js';
 
 /** A Markdown document parsed once, with what both the rules and the summary need. */
 export interface AnalysedMarkdown {
@@ -19,8 +20,6 @@ export interface AnalysedMarkdown {
 
 /** Node types whose text is not prose a reader counts as words. */
 const NOT_PROSE = new Set(['code', 'html', 'definition']);
-
-const words = new Intl.Segmenter('en', { granularity: 'word' });
 
 /**
  * What Intl.Segmenter is given at once. Iterating its segments slows with the length of the text (on
@@ -47,6 +46,7 @@ function* segmentPieces(text: string): Generator<string> {
 
 function countWords(tree: Root): number {
   let count = 0;
+  const words = segmenter('word');
   const walk = (node: Nodes) => {
     if (NOT_PROSE.has(node.type)) return;
     if (node.type === 'text' || node.type === 'inlineCode') {

@@ -3,6 +3,7 @@ import { closest } from '../../core/schema/unknown-keys.js';
 import type { AnalysedMarkdown } from './analyse-markdown.js';
 import { isMermaidDiagramType, MERMAID_DIAGRAM_TYPES, mermaidDeclaration } from './diagram-types.js';
 import { lineOf, plainText, sourceOf, visit } from './parse-markdown.js';
+import { segmenter } from './segmenters.js';
 
 /**
  * The documentation standards `fed deliverable check` enforces (docs/design/spec.md §2.6), one rule each. The skill
@@ -34,8 +35,6 @@ export interface RuleViolation {
 
 type Rule = (doc: AnalysedMarkdown) => Omit<RuleViolation, 'rule'>[];
 
-const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
-
 /**
  * Sentences of a paragraph. Line breaks inside a paragraph are spaces to a reader (the segmenter would
  * end a sentence at each), and inline code is not prose: `package.json` or `e.g.` in code must not split.
@@ -45,7 +44,7 @@ function countSentences(paragraph: Paragraph): number {
     .replace(/\s+/g, ' ')
     .trim();
   let count = 0;
-  for (const { segment } of sentences.segment(text)) if (/[\p{L}\p{N}]/u.test(segment)) count++;
+  for (const { segment } of segmenter('sentence').segment(text)) if (/[\p{L}\p{N}]/u.test(segment)) count++;
   return count;
 }
 
