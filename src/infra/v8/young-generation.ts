@@ -11,7 +11,7 @@
 
 /** The V8 flag that sizes each half of the young generation, in MiB. */
 const SEMI_SPACE_FLAG = '--max-semi-space-size';
-export const SMALL_YOUNG_GENERATION_FLAG = `${SEMI_SPACE_FLAG}=4`;
+const SMALL_YOUNG_GENERATION_FLAG = `${SEMI_SPACE_FLAG}=4`;
 
 /**
  * The node arguments (`process.execArgv`, then the flag) to run the command again with, or undefined to
