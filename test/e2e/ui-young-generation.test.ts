@@ -87,7 +87,7 @@ describe('fed ui: a small young generation', () => {
     60_000,
   );
 
-  it('keeps a size node was given: on its command line (either spelling) or in NODE_OPTIONS', async () => {
+  it('keeps a size node was given (on its command line in either spelling, or in NODE_OPTIONS) and an inspector', async () => {
     const root = await federation();
     const given = await fedUi(root, ['--max_semi_space_size=8']);
     expect(commandLine(given.child.pid!)).toEqual([
@@ -102,6 +102,9 @@ describe('fed ui: a small young generation', () => {
     ]);
     const fromOptions = await fedUi(root, [], { NODE_OPTIONS: '--max-semi-space-size=8' });
     expect(commandLine(fromOptions.child.pid!)).not.toContain(FLAG);
+    // Nor is a process a debugger may be attached to run again: it would lose the debugger.
+    const inspected = await fedUi(root, ['--inspect=127.0.0.1:0']);
+    expect(commandLine(inspected.child.pid!)).not.toContain(FLAG);
     // Other node arguments go along with the flag.
     const other = await fedUi(root, ['--no-deprecation']);
     expect(commandLine(other.child.pid!).slice(1, 3)).toEqual([

@@ -16,14 +16,16 @@ const SMALL_YOUNG_GENERATION_FLAG = `${SEMI_SPACE_FLAG}=4`;
 /**
  * The node arguments (`process.execArgv`, then the flag) to run the command again with, or undefined to
  * run it as it is: when node was already given a young generation's size — on its command line, in
- * NODE_OPTIONS (a user's choice, kept), or by the run before this one.
+ * NODE_OPTIONS (a user's choice, kept), or by the run before this one — and when it was started with an
+ * inspector (`--inspect…`), whose debugger, attached to this process, would lose it.
  */
 export function smallYoungGenerationArgs(
   execArgv: readonly string[],
   nodeOptions: string | undefined,
 ): string[] | undefined {
   // V8 takes its flags' names with `_` or `-` alike.
-  const given = (arg: string) => arg.split('=')[0]!.replaceAll('_', '-') === SEMI_SPACE_FLAG;
-  if (execArgv.some(given) || (nodeOptions ?? '').split(/\s+/).some(given)) return undefined;
+  const name = (arg: string) => arg.split('=')[0]!.replaceAll('_', '-');
+  const keepsItAsItIs = (arg: string) => name(arg) === SEMI_SPACE_FLAG || name(arg).startsWith('--inspect');
+  if (execArgv.some(keepsItAsItIs) || (nodeOptions ?? '').split(/\s+/).some(keepsItAsItIs)) return undefined;
   return [...execArgv, SMALL_YOUNG_GENERATION_FLAG];
 }
