@@ -107,8 +107,9 @@ function runBundle(): void {
 
 /**
  * Runs this command again, in this process, with a small young generation (young-generation.ts), before
- * anything else: V8 sizes it only as it starts. Returns where it cannot — a Node without `process.execve`
- * (before 22.15), node given a size already — and the command runs as it is: only memory is at stake.
+ * anything else: V8 sizes it only as it starts. Returns where it cannot or should not — a Node without
+ * `process.execve` (before 22.15), node given a size already or an inspector (smallYoungGenerationArgs) —
+ * and the command runs as it is: only memory is at stake.
  */
 function runWithSmallYoungGeneration(): void {
   const { execve } = process as NodeJS.Process & {
