@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot, readRegistry } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { surveyFederation } from '../helpers/launch-federation.js';
+import { scriptCacheProbe } from '../helpers/script-cache-probe.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -15,7 +16,6 @@ import { tempDir } from '../helpers/temp-dir.js';
  * anything runs, and commands that do not launch agents never read it.
  */
 const TEAMS = ['api', 'docs'];
-const SCRIPT_CACHE_PROBE = join(packageRoot(), 'test/fixtures/script-cache-probe.cjs');
 const CLI_BUNDLE = join(packageRoot(), 'dist/bin/cli/main.cjs');
 
 /** A federation of TEAMS, each with its mission, run without the sandbox (what is measured is the launcher). */
@@ -51,20 +51,10 @@ describe("fed run: the launcher's V8 tiering", () => {
 
   it('runs from the code cache its first run left under its tiering, and V8 accepts it; each tiering has its own', async () => {
     const cache = tempDir();
-    const probe = join(tempDir(), 'scripts.jsonl');
-    const env = {
-      FED_CODE_CACHE: cache,
-      NODE_OPTIONS: `--require ${SCRIPT_CACHE_PROBE}`,
-      FED_TEST_SCRIPT_CACHE: probe,
-    };
+    const probe = scriptCacheProbe();
+    const env = { FED_CODE_CACHE: cache, ...probe.env };
     // How the launcher's bundle was compiled in the run just ended (its agents compile bundles of their own).
-    const launcherCompile = () => {
-      const lines = readFileSync(probe, 'utf8').trim().split('\n');
-      writeFileSync(probe, '');
-      return lines
-        .map((line) => JSON.parse(line) as { file: string; cached: boolean; rejected: boolean })
-        .filter((script) => script.file === CLI_BUNDLE);
-    };
+    const launcherCompile = () => probe.compilesOf(CLI_BUNDLE);
     await fedRun([], env);
     expect(launcherCompile()).toEqual([{ file: CLI_BUNDLE, cached: false, rejected: false }]);
     await fedRun([], env);

@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { packageRoot, type BoardView } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { startServing } from '../helpers/fed-ui.js';
+import { scriptCacheProbe } from '../helpers/script-cache-probe.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -14,7 +15,6 @@ import { tempDir } from '../helpers/temp-dir.js';
  * process's command line.
  */
 const FLAG = '--max-semi-space-size=4';
-const SCRIPT_CACHE_PROBE = join(packageRoot(), 'test/fixtures/script-cache-probe.cjs');
 const CLI_BUNDLE = join(packageRoot(), 'dist/bin/cli/main.cjs');
 const canExecve = typeof (process as { execve?: unknown }).execve === 'function';
 
@@ -25,10 +25,13 @@ async function federation(): Promise<string> {
   return root;
 }
 
+/** `fed ui`'s arguments to node, after node's own, as fedUi starts it. */
+const uiArgs = (root: string) => [FED_BIN, '--root', root, 'ui', '--port', '0'];
+
 /** `node <nodeArgs> fed ui` serving `root`, with `env`; stopped when the test ends. */
 async function fedUi(root: string, nodeArgs: readonly string[] = [], env: NodeJS.ProcessEnv = {}) {
   const { FED_ROOT: _root, FED_TEAM: _team, NODE_OPTIONS: _options, ...inherited } = process.env;
-  const ui = await startServing([...nodeArgs, FED_BIN, '--root', root, 'ui', '--port', '0'], {
+  const ui = await startServing([...nodeArgs, ...uiArgs(root)], {
     cwd: root,
     env: { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...env },
   });
@@ -46,34 +49,13 @@ describe('fed ui: a small young generation', () => {
       : 'runs as it is on a Node without process.execve',
     async () => {
       const root = await federation();
-      const cache = tempDir();
-      const probe = join(tempDir(), 'scripts.jsonl');
-      const env = {
-        FED_CODE_CACHE: cache,
-        NODE_OPTIONS: `--require ${SCRIPT_CACHE_PROBE}`,
-        FED_TEST_SCRIPT_CACHE: probe,
-      };
-      const bundleCompiles = () => {
-        const lines = readFileSync(probe, 'utf8').trim().split('\n');
-        writeFileSync(probe, '');
-        return lines
-          .map((line) => JSON.parse(line) as { file: string; cached: boolean; rejected: boolean })
-          .filter((script) => script.file === CLI_BUNDLE);
-      };
+      const probe = scriptCacheProbe();
+      const env = { FED_CODE_CACHE: tempDir(), ...probe.env };
 
       for (const cached of [false, true]) {
         const ui = await fedUi(root, [], env);
         // The pid the test started is the one serving: the command ran again in it, not in a child.
-        expect(commandLine(ui.child.pid!)).toEqual([
-          process.execPath,
-          ...(canExecve ? [FLAG] : []),
-          FED_BIN,
-          '--root',
-          root,
-          'ui',
-          '--port',
-          '0',
-        ]);
+        expect(commandLine(ui.child.pid!)).toEqual([process.execPath, ...(canExecve ? [FLAG] : []), ...uiArgs(root)]);
         const exchanged = await fetch(ui.url, { redirect: 'manual' });
         const cookie = exchanged.headers.get('set-cookie')!.split(';')[0]!;
         const board = (await (await fetch(`${ui.origin}/api/board`, { headers: { cookie } })).json()) as BoardView;
@@ -81,7 +63,7 @@ describe('fed ui: a small young generation', () => {
         await ui.stop();
         expect(ui.child.exitCode, ui.output()).toBe(0);
         // The first start leaves its code cache, made under the flag; the second is handed it and V8 takes it.
-        expect(bundleCompiles()).toEqual([{ file: CLI_BUNDLE, cached, rejected: false }]);
+        expect(probe.compilesOf(CLI_BUNDLE)).toEqual([{ file: CLI_BUNDLE, cached, rejected: false }]);
       }
     },
     60_000,
@@ -90,16 +72,7 @@ describe('fed ui: a small young generation', () => {
   it('keeps a size node was given (on its command line in either spelling, or in NODE_OPTIONS) and an inspector', async () => {
     const root = await federation();
     const given = await fedUi(root, ['--max_semi_space_size=8']);
-    expect(commandLine(given.child.pid!)).toEqual([
-      process.execPath,
-      '--max_semi_space_size=8',
-      FED_BIN,
-      '--root',
-      root,
-      'ui',
-      '--port',
-      '0',
-    ]);
+    expect(commandLine(given.child.pid!)).toEqual([process.execPath, '--max_semi_space_size=8', ...uiArgs(root)]);
     const fromOptions = await fedUi(root, [], { NODE_OPTIONS: '--max-semi-space-size=8' });
     expect(commandLine(fromOptions.child.pid!)).not.toContain(FLAG);
     // Nor is a process a debugger may be attached to run again: it would lose the debugger.

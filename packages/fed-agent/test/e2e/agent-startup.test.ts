@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation, runActors, sendSignal } from 'fed';
-import { packageRoot } from 'fed/testing';
 import { builtBin, FED_BIN } from '../../../../test/helpers/fed-cli.js';
 import { typescriptProject } from '../../../../test/helpers/fixture-repo.js';
 import { writeLaunchContext } from '../../../../test/helpers/launch-context.js';
+import { scriptCacheProbe } from '../../../../test/helpers/script-cache-probe.js';
 import { tempDir } from '../../../../test/helpers/temp-dir.js';
 
 /**
@@ -17,7 +17,6 @@ import { tempDir } from '../../../../test/helpers/temp-dir.js';
  * the Markdown parser's, compiled on another thread for code that had finished by then.
  */
 const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
-const SCRIPT_CACHE_PROBE = join(packageRoot(), 'test/fixtures/script-cache-probe.cjs');
 
 /** The built agent run once for a fresh team's mission, with `nodeArgs` and `env`; its stdout. */
 async function agentRun(nodeArgs: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
@@ -50,16 +49,11 @@ async function agentRun(nodeArgs: readonly string[], env: NodeJS.ProcessEnv = {}
 
 describe('fed-agent: what its start costs', () => {
   it("runs its bundle from the build's code cache, which V8 accepts", async () => {
-    const probe = join(tempDir(), 'scripts.jsonl');
-    await agentRun([], { NODE_OPTIONS: `--require ${SCRIPT_CACHE_PROBE}`, FED_TEST_SCRIPT_CACHE: probe });
+    const probe = scriptCacheProbe();
+    await agentRun([], probe.env);
     const agentBundle = join(dirname(builtBin('fed-agent')), 'agent.cjs');
     // The `fed event`s it runs (no broker here) compile fed's own bundle: not counted.
-    const scripts = readFileSync(probe, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { file: string; cached: boolean; rejected: boolean })
-      .filter((script) => script.file === agentBundle);
-    expect(scripts).toEqual([{ file: agentBundle, cached: true, rejected: false }]);
+    expect(probe.compilesOf(agentBundle)).toEqual([{ file: agentBundle, cached: true, rejected: false }]);
   }, 90_000);
 
   it("compiles a handful of functions with V8's optimising compilers in a small run, not a hundred", async () => {
