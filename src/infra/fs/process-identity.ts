@@ -50,6 +50,8 @@ function pidExists(pid: number): boolean {
  * start time (or without `/proc`) the pid alone decides, erring towards "alive".
  */
 export function processIsAlive(pid: number, startTime?: string): boolean {
+  // kill(2) reads 0 and negative ids as process groups (0: the caller's own), so they name no process.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return startTime === undefined || startTime === currentProcessStartTime();
   if (!pidExists(pid)) return false;
   const now = procStat(pid);

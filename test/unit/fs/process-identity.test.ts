@@ -13,7 +13,7 @@ const { readFileSync } = await import('node:fs');
 const { errnoError, hooks, resetFaults } = await import('./fs-faults.js');
 const { currentProcessStartTime, processIsAlive, processStartTime } =
   await import('../../../src/infra/fs/process-identity.js');
-const { waitFor } = await import('../../helpers/fixture-process.js');
+const { killEach, waitFor } = await import('../../helpers/fixture-process.js');
 
 /** Pids above any pid_max: no such process. */
 const NO_PROCESS = 4_194_400;
@@ -119,6 +119,10 @@ describe('whether a recorded process still runs', () => {
     expect(processIsAlive(NO_PROCESS, '1')).toBe(false);
   });
 
+  it('0 and negative ids name process groups to kill(2), not processes: never alive (a torn pid file reads 0)', () => {
+    for (const pid of [0, -0, -1, -process.pid, Number(''), Number.NaN, 1.5]) expect(processIsAlive(pid)).toBe(false);
+  });
+
   it('a zombie (exited, not yet collected by its parent) is gone', async () => {
     // The backgrounded sleep's parent execs into a process that never collects it; the sleep is killed only
     // once that exec is done, so no shell is left to collect it.
@@ -128,17 +132,11 @@ describe('whether a recorded process still runs', () => {
     parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('\n'), 10_000, 'the child’s pid');
     const child = Number(out.trim());
-    onTestFinished(() => {
-      try {
-        process.kill(child, 'SIGKILL');
-      } catch {
-        // Killed by the test already.
-      }
-    });
+    onTestFinished(() => killEach([child]));
     await waitFor(() => readFileSync(`/proc/${parent.pid}/comm`, 'utf8') === 'sleep\n', 10_000, 'the exec');
     const start = processStartTime(child);
     expect(processIsAlive(child, start)).toBe(true);
-    process.kill(child, 'SIGKILL');
+    killEach([child]);
     const stateOf = () => {
       const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
       return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];

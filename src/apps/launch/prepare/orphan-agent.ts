@@ -14,7 +14,9 @@ import { readCurrentRun, recordRun } from '../run-records.js';
  * Returns whether it was running.
  */
 export async function stopOrphanGroup(pid: number, start: string | null, graceMs: number): Promise<boolean> {
-  if (!processIsAlive(pid, start ?? undefined)) return false;
+  // Pid 1 is the init of this pid namespace, never an agent's supervisor fed started: to kill(2) its group
+  // -1 means every process there is, and its descendants are all of them.
+  if (pid === 1 || !processIsAlive(pid, start ?? undefined)) return false;
   const descendants = descendantsOf(pid).map((member) => ({ pid: member, start: processStartTime(member) }));
   const signal = (target: number, name: NodeJS.Signals) => {
     try {
