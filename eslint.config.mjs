@@ -282,27 +282,42 @@ const LAUNCH_PHASE_IMPORTS = [
  * instead, so CI never passes by skipping. A bare condition, `it.skip`, `describe.skip` or `ctx.skip()`
  * would skip silently.
  */
-const LOUD_SKIPS_ONLY = {
-  files: ['test/**'],
-  rules: {
-    'no-restricted-syntax': [
-      'error',
-      {
-        selector:
-          'CallExpression[callee.property.name=/^(skipIf|runIf)$/]:not(:has(CallExpression[callee.name=/^skipWithout/]))',
-        message: 'Skip through skipWithout… (test/helpers/loud-skip.ts): it names what is missing, and fails under CI.',
-      },
-      {
-        selector: 'CallExpression[callee.property.name=/^(skip|todo)$/]',
-        message: 'A test never skips silently: skipWithout… (test/helpers/loud-skip.ts) names what is missing.',
-      },
-      {
-        selector: 'MemberExpression[object.name=/^(it|test|describe)$/][property.name=/^(skip|todo)$/]',
-        message: 'A test never skips silently: skipWithout… (test/helpers/loud-skip.ts) names what is missing.',
-      },
-    ],
+const LOUD_SKIPS_ONLY = [
+  {
+    selector:
+      'CallExpression[callee.property.name=/^(skipIf|runIf)$/]:not(:has(CallExpression[callee.name=/^skipWithout/]))',
+    message: 'Skip through skipWithout… (test/helpers/loud-skip.ts): it names what is missing, and fails under CI.',
   },
-};
+  {
+    selector: 'CallExpression[callee.property.name=/^(skip|todo)$/]',
+    message: 'A test never skips silently: skipWithout… (test/helpers/loud-skip.ts) names what is missing.',
+  },
+  {
+    selector: 'MemberExpression[object.name=/^(it|test|describe)$/][property.name=/^(skip|todo)$/]',
+    message: 'A test never skips silently: skipWithout… (test/helpers/loud-skip.ts) names what is missing.',
+  },
+];
+
+/**
+ * A test signals a process through killEach (test/helpers/fixture-process.ts), never process.kill: a pid
+ * read from a file its writer had not yet filled is "", Number("") is 0, and kill(2) of 0 is the test
+ * runner's own process group — the whole CI run, ended with exit 137. killEach refuses 0, -1 and 1.
+ */
+const SAFE_KILLS_ONLY = [
+  {
+    selector: "CallExpression[callee.object.name='process'][callee.property.name='kill']",
+    message: 'Signal through killEach (test/helpers/fixture-process.ts): it never signals 0, -1 or 1.',
+  },
+];
+
+const TEST_SYNTAX = [
+  { files: ['test/**'], rules: { 'no-restricted-syntax': ['error', ...LOUD_SKIPS_ONLY] } },
+  {
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
+    ignores: ['test/helpers/fixture-process.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...LOUD_SKIPS_ONLY, ...SAFE_KILLS_ONLY] },
+  },
+];
 
 const UNSAFE_XSTATE = '__unsafe_getAllOwnEventDescriptors';
 const UNSAFE_XSTATE_WHY =
@@ -366,7 +381,7 @@ export default defineConfig(
   ...CLIENT_TYPE_ONLY,
   RANDOM_IDS,
   ...LAUNCH_PHASE_IMPORTS,
-  LOUD_SKIPS_ONLY,
+  ...TEST_SYNTAX,
   {
     files: ['src/**', `${PACKAGES}/**`],
     ignores: ['src/cli/**', ...PROGRAMS],

@@ -60,7 +60,7 @@ import { closeOpenBackends, type Federation, initFederation, onboardTeam, openFe
 import { readRegistry, retryTeam, type ServeEvent, workspacePaths } from 'fed/testing';
 import { manyTeamsFederation } from '../helpers/big-federations.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
-import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
+import { FIXTURES_DIR, killEach, waitFor } from '../helpers/fixture-process.js';
 import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
 import { percentile, report, summarize } from './harness.js';
 
@@ -494,7 +494,7 @@ const INSTANT_AGENT = 'true';
  */
 async function heapAfterGc(pid: number, dir: string): Promise<{ bytes: number; file: string }> {
   const before = new Set(readdirSync(dir));
-  process.kill(pid, 'SIGUSR2');
+  killEach([pid], 'SIGUSR2');
   let file = '';
   // Written by the process's main thread as it goes: whole once it ends as JSON does and has not grown for a while.
   let size = -1;

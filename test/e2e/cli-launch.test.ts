@@ -6,7 +6,7 @@ import { quote } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
 import { launchRunSchema } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { killEach, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -150,7 +150,7 @@ describe('fed launch interrupted at the terminal', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('preparing → scanning'), 20_000, 'the agent to start scanning');
-    process.kill(-child.pid!, 'SIGINT');
+    killEach([-child.pid!], 'SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     // Paused, to be resumed: exit 3 (fed launch and fed run share the rule).
     expect(code).toBe(3);

@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ServeEvent } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { startServe, type ServeProcess } from '../helpers/fed-serve.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { killEach, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
@@ -32,15 +32,7 @@ async function twoHosts(env: NodeJS.ProcessEnv, federation: string, betaServe: o
   const agentPids = () =>
     existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
   // alpha's machine dies in the test: its agent is killed with its server, and by the end in any case.
-  const killAgents = () => {
-    for (const pid of agentPids()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  };
+  const killAgents = () => killEach(agentPids());
   onTestFinished(killAgents);
   const alpha = await machine(env, federation, 'alpha', fakeAgent('one-at-a-time'));
   const beta = await machine(env, federation, 'beta', fakeAgent('complete'), betaServe);

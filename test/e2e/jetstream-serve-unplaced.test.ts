@@ -1,13 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServeEvent } from 'fed/testing';
+import { agentStarts } from '../helpers/agent-starts.js';
 import { startServe, type ServeProcess } from '../helpers/fed-serve.js';
 import { isAlive, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
-import { tempDir } from '../helpers/temp-dir.js';
 import { expectEachStepOnce, fedOn, sendMission, serveHost } from '../helpers/serve-host.js';
 
 const SUITE =
@@ -17,44 +15,18 @@ const SUITE =
 const SERVE = { heartbeat: '500ms', hostLostAfter: '2s', workAckWait: '2s' };
 const TEAMS = ['docs-a', 'docs-b', 'docs-c'];
 
-interface Start {
-  team: string;
-  pid: number;
-  cwd: string;
-}
-
 /**
  * Two hosts, alpha and beta, serving three unplaced teams onboarded on alpha; every agent appends its
  * start to one file. `hang` names a team whose first agent hangs after its first step.
  */
 async function unplacedTeams(env: NodeJS.ProcessEnv, federation: string, hang = '') {
   const fed = fedOn(env);
-  const starts = join(tempDir('fed-agent-starts-'), 'starts');
-  const readStarts = (): Start[] =>
-    existsSync(starts)
-      ? readFileSync(starts, 'utf8')
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => {
-            const [team, pid, cwd] = line.split(' ');
-            return { team: team!, pid: Number(pid), cwd: cwd! };
-          })
-      : [];
   // A killed host's agent dies with it, and every agent by the end in any case.
-  const killAgent = (pid: number) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  };
-  onTestFinished(() => readStarts().forEach((start) => killAgent(start.pid)));
+  const { agentEnv, readStarts, killAgent } = agentStarts(env, hang);
   const agent = fakeAgent('record-start');
   const alpha = await serveHost(env, federation, 'alpha', agent, SERVE);
   const beta = await serveHost(env, federation, 'beta', agent, SERVE);
   for (const team of TEAMS) await fed(alpha, ['team', 'onboard', team, '--any-host']);
-  const agentEnv = { ...env, AGENT_START_FILE: starts, AGENT_HANG_TEAM: hang };
   const servers = { alpha: startServe(alpha, [], agentEnv), beta: startServe(beta, [], agentEnv) };
   const roots = new Map([
     [servers.alpha, alpha],

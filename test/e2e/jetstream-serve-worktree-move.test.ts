@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
 import { startServe, type ServeProcess } from '../helpers/fed-serve.js';
-import { isAlive, waitFor } from '../helpers/fixture-process.js';
+import { isAlive, killEach, readPid, waitFor } from '../helpers/fixture-process.js';
 import { codebaseRemote, gitIn } from '../helpers/git-federation.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
@@ -140,9 +140,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const codebase = codebaseRemote();
     // alpha's agent commits a file of its own on the team's branch, then hangs.
     const pidFile = join(tempDir('fed-agent-pids-'), 'pids');
-    const agentPid = () => Number(readFileSync(pidFile, 'utf8').trim());
     onTestFinished(() => {
-      if (existsSync(pidFile) && isAlive(agentPid())) process.kill(agentPid(), 'SIGKILL');
+      if (existsSync(pidFile)) killEach([readPid(pidFile)]);
     });
     const serve = { ...SERVE, pushTeamBranches: true };
     const alpha = await serveHost(env, 'worktree-back', 'alpha', fakeAgent('commit-then-hang'), serve, { codebase });
@@ -168,13 +167,10 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(gitIn(beta)('ls-remote', codebase, 'refs/heads/fed/web')).toBe(`${midLaunch}\trefs/heads/fed/web`);
     alphaServer.child.kill('SIGKILL');
     // As the machine's crash would take it — unless its watchdog, its launcher gone, has stopped it already.
-    try {
-      process.kill(agentPid(), 'SIGKILL');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-    }
+    const agentPid = readPid(pidFile);
+    killEach([agentPid]);
     await alphaServer.exited;
-    await waitFor(() => !isAlive(agentPid()), 10_000, "alpha's agent gone");
+    await waitFor(() => !isAlive(agentPid), 10_000, "alpha's agent gone");
     await betaServer.waitForEvent('host-lost', (e) => e.host === 'alpha', 20_000);
 
     await fed(beta, ['team', 'move', 'web', '--to', 'beta']);

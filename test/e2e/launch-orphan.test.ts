@@ -11,7 +11,7 @@ import {
   workspacePaths,
 } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { killEach, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 
 /**
@@ -56,19 +56,11 @@ async function launchAndKill(root: string, options: { stopWatchdog: boolean }) {
   });
   if (agentPid === undefined) throw new Error(`no agent among the descendants of the watchdog ${watchdog}`);
   // Whatever happens in the test, nothing it started outlives it.
-  onTestFinished(() => {
-    for (const target of [-watchdog, agentPid]) {
-      try {
-        process.kill(target, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  });
+  onTestFinished(() => killEach([-watchdog, agentPid]));
   expect(processStartTime(watchdog)).toBe(
     (JSON.parse(readFileSync(current, 'utf8')) as { processStart: string }).processStart,
   );
-  if (options.stopWatchdog) process.kill(watchdog, 'SIGSTOP');
+  if (options.stopWatchdog) killEach([watchdog], 'SIGSTOP');
   launcher.kill('SIGKILL');
   await closed;
   return { agentPid, watchdog };

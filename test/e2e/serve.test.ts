@@ -6,7 +6,7 @@ import { onboardTeam, openFederation, sendSignal } from 'fed';
 import { getTeam, readRegistry, readRunHistory, workspacePaths } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { startServe } from '../helpers/fed-serve.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { killEach, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -156,15 +156,7 @@ describe('fed serve', () => {
     const pids = inDocsWorkspace(root, 'agent.pids');
     const agentPids = () =>
       existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
-    onTestFinished(() => {
-      for (const pid of agentPids()) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    });
+    onTestFinished(() => killEach(agentPids()));
     const env = { AGENT_PID_FILE: pids };
     const first = startServe(root, [], env);
     // Mid-run: the agent started and its run recorded (written as the agent starts, not before it: a kill

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { isAlive } from './fixture-process.js';
+import { killEach } from './fixture-process.js';
 import { tempDir } from './temp-dir.js';
 
 /**
@@ -13,9 +13,7 @@ export function agentPidFile(name: string): { file: string; pids(): number[]; ov
   const file = join(tempDir('fed-agent-pids-'), `${name}.pids`);
   const pids = () =>
     existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
-  onTestFinished(() => {
-    for (const pid of pids()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  });
+  onTestFinished(() => killEach(pids()));
   const overlap = () => (existsSync(`${file}.overlap`) ? readFileSync(`${file}.overlap`, 'utf8') : undefined);
   return { file, pids, overlap };
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
+import { killEach } from './fixture-process.js';
 import { tempDir } from './temp-dir.js';
 
 export interface Start {
@@ -34,14 +35,8 @@ export function agentStarts(env: NodeJS.ProcessEnv, hang: string, draft?: string
             };
           })
       : [];
-  const killAgent = (pid: number) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  };
-  onTestFinished(() => readStarts().forEach((start) => killAgent(start.pid)));
+  const killAgent = (pid: number) => killEach([pid]);
+  onTestFinished(() => killEach(readStarts().map((start) => start.pid)));
   return {
     agentEnv: {
       ...env,

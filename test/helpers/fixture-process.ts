@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,12 +51,49 @@ export async function waitFor(
   }
 }
 
-/** Whether a process of that id exists (signal 0 checks without sending anything). */
+/** Whether a process of that id exists (signal 0 checks without sending anything); 0 or less names none. */
 export function isAlive(pid: number): boolean {
+  if (!isProcessId(pid)) return false;
   try {
     process.kill(pid, 0);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether `pid` may name a process a test started. kill(2) reads 0 as the caller's own process group, -1 as
+ * every process there is and 1 is init: a test that signalled one of those — a pid file read before its
+ * writer wrote it is "", which Number() makes 0 — would kill the test runner and the CI run around it.
+ */
+function isProcessId(pid: number): boolean {
+  return Number.isInteger(pid) && pid > 1;
+}
+
+/** The pid a process wrote to `file`; throws, naming the file and what it holds, when that is not one. */
+export function readPid(file: string): number {
+  const text = readFileSync(file, 'utf8');
+  const pid = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !isProcessId(pid))
+    throw new Error(`${file} holds ${JSON.stringify(text)}, not a pid`);
+  return pid;
+}
+
+/**
+ * Sends `signal` to each of `targets` — a process by its pid, a process group as minus its leader's pid —
+ * skipping one gone already. A target that can name no process or group a test started (see isProcessId)
+ * throws instead of being signalled.
+ */
+export function killEach(targets: readonly number[], signal: NodeJS.Signals = 'SIGKILL'): void {
+  const refused = targets.filter((target) => !isProcessId(Math.abs(target)));
+  for (const target of targets) {
+    if (!isProcessId(Math.abs(target))) continue;
+    try {
+      process.kill(target, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+  if (refused.length) throw new Error(`refused to signal ${refused.join(', ')}: no process a test started`);
 }

@@ -22,7 +22,7 @@ import {
 } from 'fed/testing';
 import { FedError, listSignals, openFederation, RefusedError, runActors, sendSignal, viewLifecycle } from 'fed';
 import { FED_BIN } from '../helpers/fed-cli.js';
-import { startFixture, waitFor } from '../helpers/fixture-process.js';
+import { killEach, startFixture, waitFor } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -475,7 +475,7 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     const { root, broker } = await docsBroker();
     const watch = await startWatch(broker, root);
     const [pid] = fedPids('signal watch');
-    process.kill(pid!, 'SIGKILL');
+    killEach([pid!]);
     expect(await watch.answer).toMatchObject({ code: 128 + 9 });
   });
 

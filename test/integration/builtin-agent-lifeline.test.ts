@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { openFederation, runActors } from 'fed';
 import { AgentProcess, descendantsOf, getTeam, processIsAlive, readRegistry } from 'fed/testing';
 import { builtBin } from '../helpers/fed-cli.js';
-import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
+import { FIXTURES_DIR, killEach, readPid, waitFor } from '../helpers/fixture-process.js';
 import { federationWithMission } from '../helpers/launch-federation.js';
 import { writeLaunchContext } from '../helpers/launch-context.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -49,15 +49,7 @@ async function launched(sandboxed: boolean) {
       })
     : started.pid;
   if (agentPid === undefined) throw new Error(`no fed-agent among the descendants of ${started.pid}`);
-  onTestFinished(() => {
-    for (const target of [-started.pid, agentPid, launcher.pid!]) {
-      try {
-        process.kill(target, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  });
+  onTestFinished(() => killEach([-started.pid, agentPid, launcher.pid!]));
   return { launcher, pid: started.pid, agentPid, next, workspace };
 }
 
@@ -117,6 +109,6 @@ describe('an agent that ends with its launcher, run with no watchdog', () => {
     });
     const exit = await started.exited;
     expect(exit).toEqual({ code: 0, signal: null });
-    expect(alive(Number(readFileSync(marker, 'utf8')))).toBe(false);
+    expect(alive(readPid(marker))).toBe(false);
   });
 });

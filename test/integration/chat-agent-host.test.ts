@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentHostChatChannel, type FederationConfigInput, validateConfig } from 'fed/testing';
-import { FIXTURES_DIR, isAlive, waitFor } from '../helpers/fixture-process.js';
+import { FIXTURES_DIR, isAlive, readPid, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const HOST = `'${process.execPath}' '${join(FIXTURES_DIR, 'chat-host.mjs')}'`;
@@ -100,7 +100,7 @@ describe('the agent-host chat channel', () => {
     const started = Date.now();
     await expect(chat.poll('2026-01-01T00:00:00Z')).rejects.toThrow(/did not finish within 5 s and was stopped/);
     expect(Date.now() - started).toBeLessThan(15_000);
-    const tool = Number(readFileSync(pidFile, 'utf8'));
+    const tool = readPid(pidFile);
     await waitFor(() => !isAlive(tool), 2_000, 'the tool process to be gone');
   });
 

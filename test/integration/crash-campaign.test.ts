@@ -15,6 +15,7 @@ import {
   workspacePaths,
 } from 'fed/testing';
 import { FED_BIN } from '../helpers/fed-cli.js';
+import { killEach } from '../helpers/fixture-process.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -44,13 +45,7 @@ function runFedKillable(args: readonly string[], killAfterMs?: number): Promise<
     env: { ...env, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  };
+  const killGroup = () => killEach([-child.pid!]);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = killAfterMs === undefined ? undefined : setTimeout(killGroup, killAfterMs);

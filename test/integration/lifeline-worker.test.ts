@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { processIsAlive } from 'fed/testing';
-import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
+import { FIXTURES_DIR, killEach, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -30,15 +30,7 @@ describe('a process that ends with its launcher', () => {
       exited.then(([code]) => Promise.reject(new Error(`lifeline-busy exited ${code} before starting: ${stderr}`))),
     ])) as [string];
     const { left } = JSON.parse(line) as { left: number };
-    onTestFinished(() => {
-      for (const pid of [-child.pid!, left]) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-    });
+    onTestFinished(() => killEach([-child.pid!, left]));
     // The launcher is gone: its end of the lifeline closes, as the kernel closes it when it is killed.
     (child.stdio[3] as NodeJS.ReadableStream & { destroy(): void }).destroy();
     const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];

@@ -12,7 +12,7 @@ import {
   toJsonText,
 } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { killEach, readPid, waitFor } from '../helpers/fixture-process.js';
 import { gitFederation } from '../helpers/git-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -46,7 +46,8 @@ function slowGit(refLock: string): { env: NodeJS.ProcessEnv; started: string; re
       '#!/bin/sh',
       'if [ "$1" = worktree ] && [ "$2" = add ] && [ ! -e "$SLOW_GIT_DIR/started" ]; then',
       '  mkdir -p "$(dirname "$SLOW_GIT_LOCK")" && : > "$SLOW_GIT_LOCK"',
-      '  echo $$ > "$SLOW_GIT_DIR/started"',
+      // Written whole, then renamed: a reader never sees the file before the pid is in it.
+      '  echo $$ > "$SLOW_GIT_DIR/started.tmp" && mv "$SLOW_GIT_DIR/started.tmp" "$SLOW_GIT_DIR/started"',
       '  i=0',
       '  while [ ! -e "$SLOW_GIT_DIR/release" ] && [ $i -lt 1200 ]; do i=$((i+1)); sleep 0.05; done',
       '  rm -f "$SLOW_GIT_LOCK"',
@@ -104,7 +105,7 @@ describe('a killed worktree onboarding whose git outlives it', () => {
         30_000,
         'the first onboarding to start git',
       );
-      orphan = Number(readFileSync(slow.started, 'utf8'));
+      orphan = readPid(slow.started);
       first.child.kill('SIGKILL'); // fed only: its git runs on, holding the ref lock
       await first.done;
       expect(processIsAlive(orphan)).toBe(true);
@@ -130,7 +131,7 @@ describe('a killed worktree onboarding whose git outlives it', () => {
       first.child.kill('SIGKILL');
       if (orphan !== undefined)
         await waitFor(() => !processIsAlive(orphan!), 30_000, 'the stand-in git to exit').catch(() =>
-          process.kill(orphan!, 'SIGKILL'),
+          killEach([orphan!]),
         );
     }
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentProcess, SpareWatchdogs } from 'fed/testing';
 
-import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
+import { FIXTURES_DIR, killEach, readPid, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -62,18 +62,9 @@ describe.each([
     const dir = tempDir();
     const agent = await inFakeSandbox(dir, endsWithLauncher, spare);
     const initFile = join(dir, 'init.pid');
-    onTestFinished(() => {
-      const pids = [-agent.pid, ...(existsSync(initFile) ? [Number(readFileSync(initFile, 'utf8'))] : [])];
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-    });
+    onTestFinished(() => killEach([-agent.pid, ...(existsSync(initFile) ? [readPid(initFile)] : [])]));
     await waitFor(() => existsSync(initFile), 15_000, 'the sandbox init to start');
-    const init = Number(readFileSync(initFile, 'utf8'));
+    const init = readPid(initFile);
     await agent.stop();
     expect(ended(init), standing(init)).toBe(true);
   }, 60_000);
@@ -93,15 +84,10 @@ describe.each([
     const agent = await inFakeSandbox(dir, endsWithLauncher, spare, ['--run']);
     const initFile = join(dir, 'init.pid');
     onTestFinished(() => {
-      if (existsSync(initFile))
-        try {
-          process.kill(Number(readFileSync(initFile, 'utf8')), 'SIGKILL');
-        } catch {
-          // gone
-        }
+      if (existsSync(initFile)) killEach([readPid(initFile)]);
     });
     expect(await agent.exited).toEqual({ code: 0, signal: null });
-    const init = Number(readFileSync(initFile, 'utf8'));
+    const init = readPid(initFile);
     expect(ended(init), standing(init)).toBe(true);
   }, 60_000);
 });

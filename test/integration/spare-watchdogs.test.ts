@@ -2,16 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentProcess, SpareWatchdogs } from 'fed/testing';
-import { isAlive, startFixture, waitFor } from '../helpers/fixture-process.js';
+import { isAlive, killEach, startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-const kill = (pid: number) => {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // gone
-  }
-};
 
 /** The first JSON line the fixture prints. */
 async function firstLine<T>(child: ReturnType<typeof startFixture>['child']): Promise<T> {
@@ -47,7 +39,7 @@ describe('watchdogs started ahead of their launches (fed serve)', () => {
       graceMs: 1_000,
       watchdogs,
     });
-    onTestFinished(() => kill(-agent.pid));
+    onTestFinished(() => killEach([-agent.pid]));
     await waitFor(() => stdout.includes('\n'), 15_000, "the agent's first line");
     expect(JSON.parse(stdout)).toEqual({ cwd: dir, input: 'the prompt', secret: 'for the agent' });
     // The watchdog itself was started with nothing of the launcher's environment (the agent's came with the
@@ -83,7 +75,7 @@ describe('watchdogs started ahead of their launches (fed serve)', () => {
 
   it('a spare whose launcher is SIGKILLed while it waits exits, with no agent', async () => {
     const launcher = startFixture('spare-watchdog-launcher.mjs', [tempDir(), 'wait']);
-    onTestFinished(() => kill(launcher.child.pid!));
+    onTestFinished(() => killEach([launcher.child.pid!]));
     const { spare } = await firstLine<{ spare: number }>(launcher.child);
     expect(isAlive(spare)).toBe(true);
     launcher.child.kill('SIGKILL');
@@ -93,9 +85,9 @@ describe('watchdogs started ahead of their launches (fed serve)', () => {
   it('an agent under a spare is stopped when its launcher is SIGKILLed', async () => {
     const dir = tempDir();
     const launcher = startFixture('spare-watchdog-launcher.mjs', [dir, 'agent']);
-    onTestFinished(() => kill(launcher.child.pid!));
+    onTestFinished(() => killEach([launcher.child.pid!]));
     const { watchdog } = await firstLine<{ watchdog: number }>(launcher.child);
-    onTestFinished(() => kill(-watchdog));
+    onTestFinished(() => killEach([-watchdog]));
     const log = join(dir, 'agent.log');
     await waitFor(() => existsSync(log) && readFileSync(log, 'utf8').includes('agent up'), 15_000, 'the agent to run');
     launcher.child.kill('SIGKILL');

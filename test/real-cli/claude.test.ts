@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkDeliverable, onboardTeam, openFederation, sendSignal } from 'fed';
 import { readCurrentRun } from 'fed/testing';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { killEach, waitFor } from '../helpers/fixture-process.js';
 import { scriptedAnthropic, type ScriptedAnthropic } from '../helpers/model-server/anthropic.js';
 import type { ModelStep } from '../helpers/model-server/script.js';
 import {
@@ -111,7 +111,7 @@ describe.skipIf(skipWithoutRealCli(SUITE, 'claude') || skipWithoutBubblewrap(`${
       await waitFor(() => server!.turns.length === 3, 120_000, 'the held turn');
       const session = server.turns[0]!.headers['x-claude-code-session-id'];
       // The launcher itself (as an unprivileged user, runuser's child): the run in progress names it.
-      process.kill(readCurrentRun(join(fed.root, '.fed', 'teams', 'docs'))!.launcherPid, 'SIGKILL');
+      killEach([readCurrentRun(join(fed.root, '.fed', 'teams', 'docs'))!.launcherPid]);
       await first.catch(() => undefined);
 
       const second = await launch(fed, server.url);

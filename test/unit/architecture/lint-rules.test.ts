@@ -214,6 +214,21 @@ describe('eslint.config.mjs', () => {
     ]);
   });
 
+  it('lets a test signal a process only through killEach, which never signals 0, -1 or 1', async () => {
+    const kills = [
+      "process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');",
+      'process.kill(-child.pid!);',
+      'killEach([-child.pid!]);',
+      "vi.spyOn(process, 'kill');",
+    ].join('\n');
+    expect(await problems('test/integration/x.test.ts', kills)).toEqual([
+      "no-restricted-syntax: process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');",
+      'no-restricted-syntax: process.kill(-child.pid!);',
+    ]);
+    expect(await problems('packages/fed-agent/test/x.test.ts', kills)).toHaveLength(2);
+    expect(await problems('test/helpers/fixture-process.ts', kills)).toEqual([]);
+  });
+
   it('every exception is still needed: each file imports what it is allowed, against the zones of all others', async () => {
     const files = [...new Set(config.EXCEPTIONS.map(({ file }) => file))];
     // None left: there is nothing to check (and ESLint, given no files, would lint the whole tree).

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { descendantsOf, processTable } from '../../../src/infra/process/process-tree.js';
-import { waitFor } from '../../helpers/fixture-process.js';
+import { killEach, waitFor } from '../../helpers/fixture-process.js';
 
 describe('the process tree (/proc)', () => {
   it('descendants are found through every generation, whatever their group; strangers are not', () => {
@@ -19,7 +19,7 @@ describe('the process tree (/proc)', () => {
   it('reads this host: a child and its own child are descendants, with their parent and group', async () => {
     const child = spawn('sh', ['-c', 'sleep 30 & wait'], { stdio: 'ignore' });
     onTestFinished(() => {
-      for (const pid of descendantsOf(child.pid!)) process.kill(pid, 'SIGKILL');
+      killEach(descendantsOf(child.pid!));
       child.kill('SIGKILL');
     });
     await waitFor(() => descendantsOf(child.pid!).length >= 1, 10_000, 'the shell to start sleep');

@@ -4,7 +4,7 @@ import type { Federation } from 'fed';
 import { processIsAlive, writeCurrentRun, type ServeEvent } from 'fed/testing';
 import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
 import { stopAbandonedAgent } from '../../../src/apps/serve/abandoned-launch.js';
-import { isAlive, waitFor } from '../../helpers/fixture-process.js';
+import { killEach, waitFor } from '../../helpers/fixture-process.js';
 import { federationWithWork } from '../../helpers/signal-federation.js';
 import { recordingLaunches } from '../../helpers/recording-launches.js';
 
@@ -22,9 +22,7 @@ const PAUSED: LaunchEnd = {
 function agentProcess(): number {
   const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
   child.unref();
-  onTestFinished(() => {
-    if (isAlive(child.pid!)) process.kill(child.pid!, 'SIGKILL');
-  });
+  onTestFinished(() => killEach([child.pid!]));
   return child.pid!;
 }
 
