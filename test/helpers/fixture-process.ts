@@ -86,14 +86,14 @@ export function readPid(file: string): number {
  * throws instead of being signalled.
  */
 export function killEach(targets: readonly number[], signal: NodeJS.Signals = 'SIGKILL'): void {
-  const refused = targets.filter((target) => !isProcessId(Math.abs(target)));
-  for (const target of targets) {
-    if (!isProcessId(Math.abs(target))) continue;
+  const signallable = (target: number) => isProcessId(Math.abs(target));
+  for (const target of targets.filter(signallable)) {
     try {
       process.kill(target, signal);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
   }
+  const refused = targets.filter((target) => !signallable(target));
   if (refused.length) throw new Error(`refused to signal ${refused.join(', ')}: no process a test started`);
 }

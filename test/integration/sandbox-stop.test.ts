@@ -62,7 +62,10 @@ describe.each([
     const dir = tempDir();
     const agent = await inFakeSandbox(dir, endsWithLauncher, spare);
     const initFile = join(dir, 'init.pid');
-    onTestFinished(() => killEach([-agent.pid, ...(existsSync(initFile) ? [readPid(initFile)] : [])]));
+    onTestFinished(() => {
+      killEach([-agent.pid]);
+      if (existsSync(initFile)) killEach([readPid(initFile)]);
+    });
     await waitFor(() => existsSync(initFile), 15_000, 'the sandbox init to start');
     const init = readPid(initFile);
     await agent.stop();
