@@ -55,6 +55,7 @@ export const TUNED_TIERING_COMMANDS: readonly CommandName[] = ['run', 'launch', 
  * space resident for the rest of its life.
  */
 export const SMALL_YOUNG_GENERATION_COMMANDS: readonly CommandName[] = ['ui'];
+
 /** The bundle, a file beside the `fed` bin, that runs what `argv` asks for (requestedCommand). */
 export function bundleFileFor(requested: ReturnType<typeof requestedCommand>): string {
   return OWN_BUNDLE_COMMANDS.some((command) => command === requested) ? `${requested}.cjs` : 'main.cjs';
