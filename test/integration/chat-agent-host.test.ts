@@ -101,7 +101,7 @@ describe('the agent-host chat channel', () => {
     await expect(chat.poll('2026-01-01T00:00:00Z')).rejects.toThrow(/did not finish within 5 s and was stopped/);
     expect(Date.now() - started).toBeLessThan(15_000);
     const tool = readPid(pidFile);
-    await waitFor(() => !isAlive(tool), 2_000, 'the tool process to be gone');
+    await waitFor(() => !isAlive(tool), 15_000, 'the tool process to be gone');
   });
 
   it('uses agentCommand when chatConfig.command is not set', () => {

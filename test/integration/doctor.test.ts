@@ -267,7 +267,7 @@ describe('fed doctor', () => {
     // A git working in the repository right now (one waiting on its stdin) may be the lock's holder.
     const running = spawn('git', ['hash-object', '--stdin'], { cwd: root, stdio: ['pipe', 'ignore', 'ignore'] });
     try {
-      await vi.waitFor(() => expect(runningGitIn(root)).toBe(true));
+      await vi.waitFor(() => expect(runningGitIn(root)).toBe(true), { timeout: 15_000 });
       expect((await runDoctor(openFederation(root))).findings).toEqual([]);
     } finally {
       running.stdin.end();

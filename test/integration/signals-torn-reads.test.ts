@@ -29,11 +29,11 @@ describe('readers never see a partial signal (docs/design/invariants.md #1)', ()
     let empty = 0;
     let torn = 0;
     let readerInvalid = 0;
-    let polls = 0;
+    // Polls that found the inbox part-sent: the reader looked while the sender was writing.
+    let pollsMidSend = 0;
     let finished: boolean;
     do {
       finished = await Promise.race([exited, sleep(1, false)]);
-      polls++;
       for (const name of readdirSync(inbox).filter(isSignalFileName)) {
         if (parsed.has(name)) continue;
         parsed.add(name);
@@ -41,6 +41,7 @@ describe('readers never see a partial signal (docs/design/invariants.md #1)', ()
         if (text.length === 0) empty++;
         else if (!isCompleteSignal(text)) torn++;
       }
+      if (parsed.size > 0 && parsed.size < 300) pollsMidSend++;
       readerInvalid += reader.read({ verify: true }).invalid.length;
     } while (!finished);
 
@@ -49,7 +50,9 @@ describe('readers never see a partial signal (docs/design/invariants.md #1)', ()
     expect(result.code).toBe(0);
     expect({ empty, torn, readerInvalid }).toEqual({ empty: 0, torn: 0, readerInvalid: 0 });
     expect(parsed.size).toBe(300);
-    expect(polls).toBeGreaterThan(300); // the reader really polled while the sender was writing
+    // Hundreds here (a poll a millisecond or so over a send of about a second); a machine many times faster
+    // still gives dozens.
+    expect(pollsMidSend).toBeGreaterThanOrEqual(30);
     const { signals } = reader.read({ verify: true });
     expect(signals).toHaveLength(300);
     expect(signals.every((s) => Buffer.byteLength(s.message.body) === 50 * 1024)).toBe(true);

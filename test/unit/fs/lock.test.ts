@@ -144,7 +144,7 @@ describe('taking a lock', () => {
       return 'never';
     };
     const waiting = acquireLock(lock, { timeoutMs: 30_000 });
-    await vi.waitFor(() => expect(slept.length).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(slept.length).toBeGreaterThan(0), { timeout: 15_000 });
     releaseLock(holder);
     releaseLock(await waiting);
     // One pause, 25–50 ms should the release go unheard (a holder that died releases nothing).

@@ -136,7 +136,8 @@ describe('Dispatcher.run with a read the broker holds', () => {
     const asked = Date.now();
     stop.abort();
     await running;
-    expect(Date.now() - asked).toBeLessThan(1_000);
+    // Not held until the read answers (a minute or more): a loaded machine may still take a while.
+    expect(Date.now() - asked).toBeLessThan(10_000);
     // The broker back: the read answers late, and nothing is started by it.
     held!();
     await new Promise((resolve) => setTimeout(resolve, 200));

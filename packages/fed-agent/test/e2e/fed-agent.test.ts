@@ -303,8 +303,10 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const sent = Date.now();
     agent.child.kill('SIGTERM');
     const run = await agent.done;
+    // Ended by the signal itself: a handler would have exited with a code. The bound is only against a
+    // hang (a loaded machine can take a second to reap a process and tell this one).
     expect(run.signal).toBe('SIGTERM');
-    expect(Date.now() - sent).toBeLessThan(1_000);
+    expect(Date.now() - sent).toBeLessThan(10_000);
     // A `fed event` it had already started (if any) finishes on its own; wait for it before the temp dir goes away.
     await waitFor(() => pidsOf(fed).every((pid) => !isAlive(pid)), 15_000, 'the fed events the agent started');
     expect(['preparing', 'scanning']).toContain((await lifecycle(fed)).state);
