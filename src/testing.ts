@@ -118,6 +118,12 @@ export {
   type JournalLine,
   STATE_DIR,
 } from './core/schema/lifecycle-state.js';
+export {
+  encodeInboxIdPack,
+  INBOX_ID_OLD_SHARD_FILE,
+  INBOX_ID_PACK_FILE,
+  INBOX_ID_SHARDS,
+} from './core/schema/inbox-id-index.js';
 export { lockOwnerSchema } from './core/schema/lock-owner.js';
 export { type NeedsYouItem, needsYouItemSchema } from './core/schema/needs-you.js';
 export type { OnboardingIntent } from './core/schema/onboarding-intent.js';

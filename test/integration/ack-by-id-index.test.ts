@@ -23,6 +23,7 @@ const { acknowledgeSignal, applyLifecycleInputs } = await import('fed');
 const { openFederation } = await import('fed');
 const { isSignalFileName, signalFileName } = await import('fed/testing');
 const { toJsonText } = await import('fed/testing');
+const { encodeInboxIdPack, INBOX_ID_PACK_FILE, INBOX_ID_SHARDS } = await import('fed/testing');
 const { counted } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 const { foreignMessage: message, inboxWrittenByAnotherTool } = await import('../helpers/foreign-inbox.js');
@@ -37,8 +38,10 @@ async function ackCountingReads(root: string, inbox: string, id: string): Promis
     .map((c) => c.path);
 }
 
-/** The one shard a write list names. */
-const shardFileOf = (written: readonly string[]) => written.find((w) => /^\+[0-9a-f]{3}\.json$/.test(w))?.slice(1);
+/** A pack whose every shard is `text`: whichever shard an id falls in says the same. */
+const everyShardSays = (text: string) => encodeInboxIdPack(Array.from({ length: INBOX_ID_SHARDS }, () => text));
+/** A shard's text: ids each followed by a name, as a flat JSON array. */
+const pairs = (...values: unknown[]) => JSON.stringify(values);
 
 const ackOf = (inbox: string, i: number) => join(inbox, `${signalFileName(message(i))}.ack`);
 
@@ -66,13 +69,13 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
         acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false }),
       );
       expect(calls.filter((c) => c.op === 'readdirSync' && c.path === inbox)).toEqual([]);
-      // One shard and the claim, never the list of names.
+      // One shard of the pack and the claim, never the list of names.
       expect(calls.filter((c) => c.path === join(state, 'inbox-ids', 'names'))).toEqual([]);
       expect(existsSync(ackOf(inbox, i))).toBe(true);
     }
   });
 
-  it('drops the claim before it rewrites a shard or the names, and writes it last', async () => {
+  it('drops the claim before it rewrites the pack or the names, and writes it last', async () => {
     const { root, inbox, state } = await inboxWrittenByAnotherTool(100);
     const folder = join(state, 'inbox-ids');
     await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
@@ -90,11 +93,11 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
       // A temp file removed after its rename (already gone) is no write.
       .filter((write) => !write.startsWith('-.'));
     // The claim made after the names (then moved past the ack's own file in place: no rename).
-    expect(written).toEqual(['-covers.json', `+${shardFileOf(written)}`, '+names', '+covers.json']);
+    expect(written).toEqual(['-covers.json', `+${INBOX_ID_PACK_FILE}`, '+names', '+covers.json']);
 
-    // A shard that cannot be written (a folder planted there) leaves no claim: the next ack lists the inbox.
-    for (const name of readdirSync(folder)) if (/^[0-9a-f]{3}\.json$/.test(name)) rmSync(join(folder, name));
-    for (let i = 0; i < 1024; i++) mkdirSync(join(folder, `${i.toString(16).padStart(3, '0')}.json`));
+    // A pack that cannot be written (a folder planted there) leaves no claim: the next ack lists the inbox.
+    rmSync(join(folder, INBOX_ID_PACK_FILE));
+    mkdirSync(join(folder, INBOX_ID_PACK_FILE));
     writeFileSync(join(inbox, signalFileName(message(101))), toJsonText(message(101)));
     await acknowledgeSignal(openFederation(root), 'docs', message(101).id, { durable: false });
     expect(existsSync(ackOf(inbox, 101))).toBe(true);
@@ -118,15 +121,13 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
     const shards = join(state, 'inbox-ids');
     // Every shard says the same (whichever holds the id asked for): that id is in another signal's file.
-    const everyShard = (text: string) => {
-      for (const name of readdirSync(shards)) if (name.endsWith('.json')) writeFileSync(join(shards, name), text);
-    };
-    everyShard(JSON.stringify({ [message(7).id]: [signalFileName(message(8))] }));
+    const everyShard = (text: string) => writeFileSync(join(shards, INBOX_ID_PACK_FILE), everyShardSays(text));
+    everyShard(pairs(message(7).id, signalFileName(message(8))));
     await acknowledgeSignal(openFederation(root), 'docs', message(7).id, { durable: false });
     expect([existsSync(ackOf(inbox, 7)), existsSync(ackOf(inbox, 8))]).toEqual([true, false]);
 
     // A path out of the inbox is never read.
-    everyShard(JSON.stringify({ [message(9).id]: ['../../../../federate.config.json'] }));
+    everyShard(pairs(message(9).id, '../../../../federate.config.json'));
     const read = await ackCountingReads(root, inbox, message(9).id);
     expect(read.every((path) => !path.includes('..'))).toBe(true);
     expect(existsSync(ackOf(inbox, 9))).toBe(true);
@@ -136,56 +137,72 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     await acknowledgeSignal(openFederation(root), 'docs', message(11).id, { durable: false });
     expect(existsSync(ackOf(inbox, 11))).toBe(true);
 
+    // A pack cut short (in its header, in its shards) or no pack at all: a miss, never a read past its end.
+    const torn = [everyShardSays('[]').subarray(0, 5_000), everyShardSays('[]').subarray(0, 9_000), 'garbage'];
+    for (const [k, bytes] of torn.entries()) {
+      writeFileSync(join(shards, INBOX_ID_PACK_FILE), bytes);
+      await acknowledgeSignal(openFederation(root), 'docs', message(12 + k).id, { durable: false });
+      expect(existsSync(ackOf(inbox, 12 + k))).toBe(true);
+    }
+
     await expect(
       acknowledgeSignal(openFederation(root), 'docs', '00000000-0000-4000-8000-999999999999', { durable: false }),
     ).rejects.toMatchObject({ code: 'UNKNOWN_SIGNAL' });
-    expect(readdirSync(inbox).filter((name) => name.endsWith('.ack'))).toHaveLength(4);
+    expect(readdirSync(inbox).filter((name) => name.endsWith('.ack'))).toHaveLength(7);
   });
 
-  it("uses the id's own entry of a shard whatever the others hold, and reads the inbox when that entry is broken", async () => {
+  it("uses the id's own pairs of a shard whatever the others hold, and reads the inbox when its pair is broken", async () => {
     const { root, inbox, state } = await inboxWrittenByAnotherTool(50);
     await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
     const shards = join(state, 'inbox-ids');
-    const everyShard = (shard: Record<string, unknown>) => {
-      for (const name of readdirSync(shards))
-        if (name.endsWith('.json')) writeFileSync(join(shards, name), JSON.stringify(shard));
-    };
-    // Another id's entry is no list of names: only this id's is read, so its signal is the one file read.
-    everyShard({ [message(3).id]: 42, [message(4).id]: [signalFileName(message(4))] });
+    const everyShard = (text: string) => writeFileSync(join(shards, INBOX_ID_PACK_FILE), everyShardSays(text));
+    // Another id's pair names no file: only this id's is read, so its signal is the one file read.
+    everyShard(pairs(message(3).id, 42, message(4).id, signalFileName(message(4)), { a: 1 }));
     expect(await ackCountingReads(root, inbox, message(4).id)).toEqual([join(inbox, signalFileName(message(4)))]);
     expect(existsSync(ackOf(inbox, 4))).toBe(true);
 
-    // This id's entry is broken: a miss, so the inbox is read (every signal file), and the signal still found.
-    for (const entry of [42, [7], { 0: signalFileName(message(5)) }]) {
-      everyShard({ [message(5).id]: entry });
+    // This id's pair is broken (or the shard no array): a miss, so the inbox is read (every signal file),
+    // and the signal still found.
+    for (const shard of [
+      pairs(message(5).id, 42),
+      pairs(message(5).id, [signalFileName(message(5))]),
+      pairs(message(5).id),
+      JSON.stringify({ [message(5).id]: [signalFileName(message(5))] }),
+    ]) {
+      everyShard(shard);
       const read = await ackCountingReads(root, inbox, message(5).id);
       expect(read.length).toBeGreaterThanOrEqual(49);
     }
     expect(existsSync(ackOf(inbox, 5))).toBe(true);
   });
 
-  it('an index of the old format (256 two-digit shards) still finds the signal, and its first rebuild removes those shards', async () => {
+  it('an index of an older format (a file per shard, no pack) still finds the signal, and its first rebuild removes those shards', async () => {
     const { root, inbox, state } = await inboxWrittenByAnotherTool(50);
     await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
     const shards = join(state, 'inbox-ids');
-    // The index as fed kept it before: every id in a two-digit shard (each holds them all here, so any
-    // id's shard knows it), the claim still covering the inbox.
+    // The index as fed kept it before: every id in a shard file of its own (256 two-digit ones, then 1 024
+    // three-digit ones; each holds them all here, so any id's shard knows it), the claim still covering the inbox.
     const all = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [message(i).id, [signalFileName(message(i))]]));
-    for (const name of readdirSync(shards)) if (/^[0-9a-f]{3}\.json$/.test(name)) rmSync(join(shards, name));
-    for (let i = 0; i < 256; i++)
-      writeFileSync(join(shards, `${i.toString(16).padStart(2, '0')}.json`), JSON.stringify(all));
+    rmSync(join(shards, INBOX_ID_PACK_FILE));
+    for (let i = 0; i < 1024; i++) {
+      writeFileSync(join(shards, `${i.toString(16).padStart(3, '0')}.json`), JSON.stringify(all));
+      if (i < 256) writeFileSync(join(shards, `${i.toString(16).padStart(2, '0')}.json`), JSON.stringify(all));
+    }
 
     await acknowledgeSignal(openFederation(root), 'docs', message(7).id, { durable: false });
     expect(existsSync(ackOf(inbox, 7))).toBe(true);
-    const left = readdirSync(shards);
-    expect(left.filter((name) => /^[0-9a-f]{2}\.json$/.test(name))).toEqual([]);
-    expect(left.filter((name) => /^[0-9a-f]{3}\.json$/.test(name)).length).toBeGreaterThan(0);
+    expect(readdirSync(shards).sort()).toEqual(['covers.json', INBOX_ID_PACK_FILE, 'names']);
     // Rebuilt: a later ack reads the one signal again.
     expect(await ackCountingReads(root, inbox, message(9).id)).toEqual([join(inbox, signalFileName(message(9)))]);
   });
 
-  it('acknowledges a second copy of an id written after the index knew the id', async () => {
+  it('acknowledges every copy of an id: two there when the index is built, a second written after it knew the id', async () => {
     const { root, inbox } = await inboxWrittenByAnotherTool(20);
+    const twin = join(inbox, '2026-02-01T000000Z-report-twin.json');
+    writeFileSync(twin, toJsonText(message(5)));
+    await acknowledgeSignal(openFederation(root), 'docs', message(5).id, { durable: false });
+    expect([existsSync(ackOf(inbox, 5)), existsSync(`${twin}.ack`)]).toEqual([true, true]);
+
     await acknowledgeSignal(openFederation(root), 'docs', message(3).id, { durable: false });
     const copy = join(inbox, '2026-02-01T000000Z-report-copy.json');
     writeFileSync(copy, toJsonText(message(3)));
@@ -333,11 +350,11 @@ describe('the inbox id index in a folder a hostile agent writes', () => {
     expect(lstatSync(join(folder, 'names')).isFile()).toBe(true);
   });
 
-  it('falls back to reading the inbox with a folder at names or at a shard', async () => {
+  it('falls back to reading the inbox with a folder at names or at the pack', async () => {
     const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
     const folder = join(state, 'inbox-ids');
     mkdirSync(join(folder, 'names'), { recursive: true });
-    for (let i = 0; i < 1024; i++) mkdirSync(join(folder, `${i.toString(16).padStart(3, '0')}.json`));
+    mkdirSync(join(folder, INBOX_ID_PACK_FILE));
 
     for (const i of [4, 5]) {
       await acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false });
@@ -346,20 +363,17 @@ describe('the inbox id index in a folder a hostile agent writes', () => {
     expect(lstatSync(join(folder, 'names')).isDirectory()).toBe(true);
   });
 
-  it('never reads or writes through a link planted at a shard', async () => {
+  it('never reads or writes through a link planted at the pack', async () => {
     const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
     const folder = join(state, 'inbox-ids');
     await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
     const outside = outsideFile();
     // The link's target says where messages 5 and 70 are: a name fed would open only through the link.
     const lure = join(inbox, 'lure.json');
-    writeFileSync(outside.path, JSON.stringify({ [message(5).id]: ['lure.json'], [message(70).id]: ['lure.json'] }));
+    writeFileSync(outside.path, everyShardSays(pairs(message(5).id, 'lure.json', message(70).id, 'lure.json')));
     const bytes = readFileSync(outside.path);
-    for (const name of readdirSync(folder))
-      if (name.endsWith('.json')) {
-        rmSync(join(folder, name));
-        symlinkSync(outside.path, join(folder, name));
-      }
+    rmSync(join(folder, INBOX_ID_PACK_FILE));
+    symlinkSync(outside.path, join(folder, INBOX_ID_PACK_FILE));
     writeFileSync(join(inbox, signalFileName(message(70))), toJsonText(message(70)));
 
     for (const i of [70, 5]) {

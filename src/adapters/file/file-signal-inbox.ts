@@ -125,7 +125,7 @@ export class FileSignalInbox implements SignalInbox {
     // A hint that missed (the copy moved, or was archived): the inbox as read, incrementally, by this reader.
     if (hint) return this.reader.read().signals.filter((s) => s.message.id === wanted);
     // Without a hint (no sent fact: written by another tool), the id index names the files, each checked.
-    // While it covers the inbox as it is, its shard knows every stored copy of the id. Else, or when every
+    // While it covers the inbox as it is, its shard of the pack knows every stored copy of the id. Else, or when every
     // copy it names is acknowledged already (a copy may have come while an ack moved the claim), it is
     // brought up to date first (the inbox listed, only files it has not indexed read): every stored copy
     // of the id is acknowledged, one written since the last lookup too.

@@ -108,6 +108,40 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
   }
 }
 
+/**
+ * Parts of a file, read without reading it whole but as readFileBounded reads: never through a link at the
+ * path (`noFollow`), never blocking, and only from a regular file within `maxBytes`. `pick` gets the file's
+ * size and a reader of byte ranges, which gives undefined for a range the file does not hold whole (it
+ * shrank meanwhile). Undefined when the file is not a regular file within the bounds or cannot be read;
+ * throws only ENOENT.
+ */
+export function readFileParts<T>(
+  path: string,
+  options: Pick<BoundedReadOptions, 'maxBytes' | 'noFollow'>,
+  pick: (read: (start: number, length: number) => Buffer | undefined, size: number) => T | undefined,
+): T | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > (options.maxBytes ?? DEFAULT_MAX_FILE_BYTES)) return undefined;
+    return pick((start, length) => {
+      const bytes = Buffer.allocUnsafe(length);
+      return length === 0 || readSync(fd, bytes, 0, length, start) === length ? bytes : undefined;
+    }, stat.size);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** What a file that is not a regular file is, for messages ("a named pipe (FIFO)"). */
 export function kindOf(stat: Stats | BigIntStats): string {
   if (stat.isDirectory()) return 'a directory';

@@ -13,7 +13,7 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kindOf, readFileBounded } from '../../../src/infra/fs/read-file-bounded.js';
+import { kindOf, readFileBounded, readFileParts } from '../../../src/infra/fs/read-file-bounded.js';
 import { skipWithout } from '../../helpers/loud-skip.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -123,6 +123,35 @@ describe('readFileBounded on what may be at a path', () => {
   });
 });
 
+describe('readFileParts: byte ranges of a file, never the whole of it', () => {
+  const parts = (path: string, options: { maxBytes?: number; noFollow?: boolean } = {}) =>
+    readFileParts(path, options, (read, size) => ({
+      size,
+      head: read(0, 3)?.toString(),
+      middle: read(4, 2)?.toString(),
+      none: read(10, 0)?.toString(),
+      past: read(8, 5),
+    }));
+
+  it('reads the ranges asked for of a regular file within the limit; a range past its end is undefined', () => {
+    const path = writeFile(tempDir(), 'file', 'abc-de-fghij');
+    expect(parts(path, { maxBytes: 12 })).toEqual({ size: 12, head: 'abc', middle: 'de', none: '', past: undefined });
+    expect(parts(path, { maxBytes: 11 })).toBeUndefined();
+  });
+
+  it('throws only for a missing file; a link not followed, a folder, a FIFO or a device give nothing, without blocking', () => {
+    const dir = tempDir();
+    expect(() => parts(join(dir, 'missing'))).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    const target = writeFile(dir, 'target', 'abc-de-fghij');
+    symlinkSync(target, join(dir, 'link'));
+    mkdirSync(join(dir, 'folder'));
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    expect(parts(join(dir, 'link'))).toMatchObject({ head: 'abc' });
+    for (const path of [join(dir, 'link'), join(dir, 'folder'), join(dir, 'fifo'), '/dev/zero'])
+      expect(parts(path, { noFollow: true })).toBeUndefined();
+  });
+});
+
 describe('what a file that is not a regular file is, in messages', () => {
   it('names each kind of file by its stat', async () => {
     const dir = tempDir();
@@ -147,8 +176,8 @@ describe('what a file that is not a regular file is, in messages', () => {
 /** A block device's stat: not every machine running the tests has one to stat. */
 const blockDevice = Object.assign(Object.create(Stats.prototype) as Stats, { mode: constants.S_IFBLK | 0o600 });
 
-function writeFile(dir: string, name: string): string {
-  writeFileSync(join(dir, name), 'x');
+function writeFile(dir: string, name: string, text = 'x'): string {
+  writeFileSync(join(dir, name), text);
   return join(dir, name);
 }
 

@@ -5,13 +5,16 @@ import type { z } from 'zod';
 import { FedError } from '../../../core/errors.js';
 import { judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';
 import {
+  encodeInboxIdPack,
   INBOX_ID_COVERS_FILE,
   INBOX_ID_NAMES_FILE,
   INBOX_ID_OLD_SHARD_FILE,
-  INBOX_ID_SHARD_FILE,
+  INBOX_ID_PACK_FILE,
+  INBOX_ID_PACK_HEADER_BYTES,
+  INBOX_ID_SHARDS,
   inboxIdCoversSchema,
   inboxIdNamesSchema,
-  inboxIdShardEntrySchema,
+  inboxIdShardRange,
   inboxIdShardSchema,
   type InboxIdShard,
 } from '../../../core/schema/inbox-id-index.js';
@@ -19,7 +22,7 @@ import { parseJsonText } from '../../../core/json-text.js';
 import { unlinkQuietly, writeFileAtomic } from '../../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
-import { fileIdentity, readFileBounded } from '../../../infra/fs/read-file-bounded.js';
+import { fileIdentity, readFileBounded, readFileParts } from '../../../infra/fs/read-file-bounded.js';
 import { isSignalFileName } from './signal-file-name.js';
 import { readValidFile } from './read-valid-file.js';
 
@@ -29,13 +32,13 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 /**
  * Where an inbox's signals are, by id, for the signals no sent fact points to (written by another tool):
  * a folder beside the lifecycle state (`<workspace>/.fed/state/inbox-ids/`, formats in
- * src/core/schema/inbox-id-index.ts) with 1 024 shards by a hash of the id (id → the file names that
- * carried it), the list of names indexed, and the inbox folder's identity the two cover.
+ * src/core/schema/inbox-id-index.ts) with a pack of 1 024 shards by a hash of the id (id → the file names
+ * that carried it), the list of names indexed, and the inbox folder's identity the two cover.
  * The folder is the agent's to write: every file is replaced by rename (never appended, so nothing it
  * plants is written through) and read without following links, bounded and never blocking.
  *
- * A lookup while the inbox folder is still the one covered reads the small claim and one shard, not the
- * inbox: no name was added or removed since, so the shard knows every copy of the id. Otherwise the
+ * A lookup while the inbox folder is still the one covered reads the small claim and one shard of the
+ * pack, not the inbox: no name was added or removed since, so the shard knows every copy of the id. Otherwise the
  * inbox is listed and only the names not indexed yet are read. fed's own acks change the folder too, so
  * an ack by id that found the index covering the inbox moves the claim past its own ack file
  * (coverOwnWrites) — without that, every later ack would list 100 000 names.
@@ -43,7 +46,7 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
  * It is only ever a hint, kept without fsync and best effort: a name it gives is read and checked to carry
  * the id. A lost, stale or torn index (a crash, two writers at once, a name reused since) can only make a
  * lookup miss, and the caller then reads the whole inbox and rebuilds it; a write that fails (a read-only
- * workspace) is skipped. The claim is removed before shards or names are rewritten and written after, so
+ * workspace) is skipped. The claim is removed before the pack or names are rewritten and written after, so
  * a crash in between leaves the inbox listed next time, never a partial index trusted.
  */
 export class InboxIdIndex {
@@ -69,29 +72,31 @@ export class InboxIdIndex {
   }
 
   /**
-   * The names the index has for `id` (lowercase). Only its entry of the shard is validated: a lookup uses
-   * one of the shard's ids, and checking them all cost as much again as parsing the shard.
+   * The names the index has for `id` (lowercase). Only that id's pairs of its shard are looked at: a
+   * lookup uses one of the shard's ids, and checking them all cost as much again as parsing the shard.
    */
   namesOf(id: string): string[] {
-    const shard = this.readJsonValue(`${shardOf(id)}.json`);
-    const entry =
-      typeof shard === 'object' && shard !== null && !Array.isArray(shard) && Object.hasOwn(shard, id)
-        ? inboxIdShardEntrySchema.safeParse((shard as Record<string, unknown>)[id])
-        : undefined;
-    const names = entry?.success ? entry.data : [];
-    // A name from the index is a file of this inbox or nothing: never a path that could lead out of it.
-    return names.filter((name) => isSignalFileName(name) && basename(name) === name);
+    const shard = this.readShardValue(shardOf(id));
+    if (!Array.isArray(shard)) return [];
+    const names = new Set<string>();
+    for (let at = 0; at + 1 < shard.length; at += 2) {
+      const name: unknown = shard[at + 1];
+      // A name from the index is a file of this inbox or nothing: never a path that could lead out of it.
+      if (shard[at] === id && typeof name === 'string' && isSignalFileName(name) && basename(name) === name)
+        names.add(name);
+    }
+    return [...names];
   }
 
   /**
    * List the inbox and index the signal files not indexed yet, reading only those. With no usable list of
-   * names (missing, unreadable, oversized, a link, FIFO or folder planted there) it reads every signal file
+   * names or pack (missing, unreadable, oversized, a link, FIFO or folder planted there) it reads every signal file
    * and rebuilds the index, never adds to it; it then returns whether that rebuild was written: if so, an
    * id the index does not have is in none of them. Names no longer in the inbox are dropped. The index
    * then covers the inbox as it was before the listing (a name added meanwhile changes the folder again).
    */
   refresh(): boolean {
-    const known = this.readNames();
+    const known = this.packUsable() ? this.readNames() : undefined;
     const added: Array<{ id: string; file: string }> = [];
     const listed: string[] = [];
     this.lastFilesRead = 0;
@@ -113,8 +118,8 @@ export class InboxIdIndex {
       // An invalid file is read again next time: it may be a signal still being written.
       if (message) added.push({ id: message.id.toLowerCase(), file });
     }
-    // Every file was read, but an id is only found through the shards: a rebuild that could not be
-    // written (a folder planted at a shard or at names, a read-only workspace) has the caller read the inbox.
+    // Every file was read, but an id is only found through the pack: a rebuild that could not be
+    // written (a folder planted at the pack or at names, a read-only workspace) has the caller read the inbox.
     if (known === undefined) return this.store(added, true) && this.claim(before);
     const kept = listed.filter((file) => known.has(file));
     const changed = added.length > 0 || kept.length < known.size;
@@ -177,9 +182,10 @@ export class InboxIdIndex {
   }
 
   /**
-   * The claim first, then the shards, then the names: a crash in between leaves no claim, and names read
-   * again, never names skipped unindexed. Returns whether all of it was written. `kept`: the names
-   * already indexed that are still in the inbox (without `replace`).
+   * The claim first, then the pack, then the names: a crash in between leaves no claim, and names read
+   * again, never names skipped unindexed. Returns whether all of it was written. Without `replace`,
+   * `entries` are added to the pack as it is (the shards they touch parsed and rewritten, the others'
+   * bytes copied) and `kept` are the names already indexed that are still in the inbox.
    * Every write is a rename of a new file into place, so a link, FIFO or file an agent planted at a path
    * of the folder is replaced, never written through; anything refused or failing just skips the cache.
    */
@@ -190,24 +196,30 @@ export class InboxIdIndex {
   ): boolean {
     this.covered = undefined;
     try {
-      const shards = new Map<string, InboxIdShard>();
+      const old = replace ? undefined : this.readPack();
+      if (!replace && old === undefined) return false;
+      const touched = new Map<number, InboxIdShard>();
       for (const { id, file } of entries) {
         const key = shardOf(id);
-        let shard = shards.get(key);
-        if (!shard) shards.set(key, (shard = replace ? {} : this.readShard(key)));
-        const files = (shard[id] ??= []);
-        if (!files.includes(file)) files.push(file);
+        let shard = touched.get(key);
+        if (!shard) touched.set(key, (shard = old ? shardIn(old, key) : []));
+        shard.push(id, file);
       }
-      const names = new Set(kept);
-      for (const { file } of entries) names.add(file);
+      const texts = Array.from({ length: INBOX_ID_SHARDS }, (_, key) => {
+        const shard = touched.get(key);
+        return shard ? JSON.stringify(shard) : ((old && shardBytes(old, key)) ?? '');
+      });
+      // No name twice: `kept` are names indexed before, `entries` names read now that were not, each once.
+      const names = [...kept];
+      for (const { file } of entries) names.push(file);
       this.beforeWrite(this.dir);
       ensureDirectory(this.dir, { durable: false });
       unlinkQuietly(join(this.dir, INBOX_ID_COVERS_FILE));
       if (replace)
         for (const stale of listDirectory(this.dir))
-          if (isShardFile(stale) && !shards.has(stale.slice(0, -5))) unlinkQuietly(join(this.dir, stale));
-      for (const [key, shard] of shards) this.write(`${key}.json`, JSON.stringify(shard));
-      this.write(INBOX_ID_NAMES_FILE, JSON.stringify([...names]));
+          if (INBOX_ID_OLD_SHARD_FILE.test(stale)) unlinkQuietly(join(this.dir, stale));
+      this.write(INBOX_ID_PACK_FILE, encodeInboxIdPack(texts));
+      this.write(INBOX_ID_NAMES_FILE, JSON.stringify(names));
       return true;
     } catch (error) {
       return skipped(error);
@@ -218,8 +230,40 @@ export class InboxIdIndex {
     writeFileAtomic(join(this.dir, name), text, { durable: false });
   }
 
-  private readShard(key: string): InboxIdShard {
-    return this.readJson(`${key}.json`, inboxIdShardSchema) ?? {};
+  /** The whole pack, when it is one (its header a pack's): what an update of a few shards starts from. */
+  private readPack(): Buffer | undefined {
+    const read = this.readBytes(INBOX_ID_PACK_FILE);
+    return read && inboxIdShardRange(read, 0, read.length) ? read : undefined;
+  }
+
+  /** Whether the pack is there with a pack's header, read alone: an index without one is rebuilt, not added to. */
+  private packUsable(): boolean {
+    return (
+      this.readPackParts((read, size) => {
+        const header = read(0, INBOX_ID_PACK_HEADER_BYTES);
+        return header && inboxIdShardRange(header, 0, size) !== undefined;
+      }) === true
+    );
+  }
+
+  /** A shard's text in the pack as JSON, not validated (only its header and that shard's bytes are read), or undefined. */
+  private readShardValue(key: number): unknown {
+    const text = this.readPackParts((read, size) => {
+      const header = read(0, INBOX_ID_PACK_HEADER_BYTES);
+      const range = header && inboxIdShardRange(header, key, size);
+      return range && read(range.start, range.length)?.toString('utf8');
+    });
+    const parsed = text === undefined ? undefined : parseJsonText(text);
+    return parsed?.ok ? parsed.value : undefined;
+  }
+
+  /** readFileParts of the pack, bounded and never through a link; undefined when it is not there. */
+  private readPackParts<T>(pick: Parameters<typeof readFileParts<T>>[2]): T | undefined {
+    try {
+      return readFileParts(join(this.dir, INBOX_ID_PACK_FILE), { maxBytes: MAX_INDEX_BYTES, noFollow: true }, pick);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The names indexed, or undefined when there is no usable list (missing, refused, oversized, not JSON). */
@@ -233,24 +277,18 @@ export class InboxIdIndex {
    * folder, an oversized file or anything its schema does not accept.
    */
   private readJson<T>(name: string, schema: z.ZodType<T>): T | undefined {
-    const value = this.readJsonValue(name);
-    if (value === undefined) return undefined;
-    const valid = schema.safeParse(value);
-    return valid.success ? valid.data : undefined;
+    const bytes = this.readBytes(name);
+    return bytes && validJson(bytes, schema);
   }
 
-  /** A file of the index as JSON, not validated (readJson's reading), or undefined. */
-  private readJsonValue(name: string): unknown {
-    let text: string;
+  /** A file of the index, whole (bounded, never through a link), or undefined. */
+  private readBytes(name: string): Buffer | undefined {
     try {
       const read = readFileBounded(join(this.dir, name), { maxBytes: MAX_INDEX_BYTES, noFollow: true });
-      if (!read.ok) return undefined;
-      text = read.bytes.toString('utf8');
+      return read.ok ? read.bytes : undefined;
     } catch {
       return undefined;
     }
-    const parsed = parseJsonText(text);
-    return parsed.ok ? parsed.value : undefined;
   }
 }
 
@@ -296,23 +334,35 @@ function skipped(error: unknown): false {
   return false;
 }
 
-/** A shard a rebuild removes when it holds none of the ids: one of this index's, or one of the old format's. */
-const isShardFile = (name: string) => INBOX_ID_SHARD_FILE.test(name) || INBOX_ID_OLD_SHARD_FILE.test(name);
+/** Bytes as JSON valid to `schema`, or undefined. */
+function validJson<T>(bytes: Buffer, schema: z.ZodType<T>): T | undefined {
+  const parsed = parseJsonText(bytes.toString('utf8'));
+  const valid = parsed.ok ? schema.safeParse(parsed.value) : undefined;
+  return valid?.success ? valid.data : undefined;
+}
 
-/**
- * Shards per index: an inbox of 100 000 signals keeps about 100 ids in each. A lookup parses one shard,
- * and V8 parses an object of a few hundred keys several times slower per key than one of a hundred (it
- * no longer keeps its keys in a fixed layout): with 256 shards that parse was a third of the gap between
- * a later ack in 100 000 signals and one in 10.
- */
-const SHARDS = 1024;
+/** A shard's bytes in a pack, or undefined when its header does not place them in the pack. */
+function shardBytes(pack: Buffer, key: number): Buffer | undefined {
+  const range = inboxIdShardRange(pack, key, pack.length);
+  return range && pack.subarray(range.start, range.start + range.length);
+}
+
+/** A shard of a pack, valid, or an empty one (a shard torn or planted loses its ids: lookups of them miss). */
+function shardIn(pack: Buffer, key: number): InboxIdShard {
+  const bytes = shardBytes(pack, key);
+  return (bytes?.length && validJson(bytes, inboxIdShardSchema)) || [];
+}
 
 /**
  * The shard of an id: a hash of the whole id (FNV-1a), not its first digits — ids another tool makes
- * may share a prefix (sequential, or a fixed one), and would all land in one shard.
+ * may share a prefix (sequential, or a fixed one), and would all land in one shard. With 1 024 shards an
+ * inbox of 100 000 signals keeps about 100 ids in each: a lookup parses one shard, and V8 parses an
+ * object of a few hundred keys several times slower per key than one of a hundred (it no longer keeps its
+ * keys in a fixed layout) — with 256 that parse was a third of the gap between a later ack in 100 000
+ * signals and one in 10.
  */
-function shardOf(id: string): string {
+function shardOf(id: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return ((hash >>> 0) % SHARDS).toString(16).padStart(3, '0');
+  return (hash >>> 0) % INBOX_ID_SHARDS;
 }
