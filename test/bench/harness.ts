@@ -115,6 +115,8 @@ export interface MeasuredPath {
    * ceiling time / measured time, so bigger is better.
    */
   min?: number;
+  /** Report the speed ratio (as with `min`) without a goal: a bound, not a path held to one. */
+  speed?: true;
 }
 
 /**
@@ -138,7 +140,7 @@ export async function reportInterleavedRatios(
       const after = await ceiling.run();
       ceilings.push(before, after);
       const base = (before + after) / 2;
-      ratios[i]!.push(m.min === undefined ? value / base : base / value);
+      ratios[i]!.push(isSpeed(m) ? base / value : value / base);
     }
   }
   const base = summarize(ceilings);
@@ -152,7 +154,7 @@ export async function reportInterleavedRatios(
   measured.forEach((m, i) => {
     const { max, min } = m;
     reportRoundRatios(
-      min === undefined ? `${m.name} / ${ceiling.name}, time` : `${m.name} / ${ceiling.name}, speed`,
+      isSpeed(m) ? `${m.name} / ${ceiling.name}, speed` : `${m.name} / ${ceiling.name}, time`,
       ratios[i]!,
       max !== undefined
         ? { text: `≤ ${max}×`, met: (median) => median <= max }
@@ -162,6 +164,8 @@ export async function reportInterleavedRatios(
     );
   });
 }
+
+const isSpeed = (path: MeasuredPath) => path.min !== undefined || path.speed === true;
 
 /** Ratios taken round by round: their median, judged against the goal, and their spread. */
 export function reportRoundRatios(
