@@ -28,18 +28,23 @@ import { readValidFile } from './read-valid-file.js';
 
 /** An index file is fed's own cache, never a signal: far bigger than this is not one fed wrote. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+/**
+ * The pack holds each signal's id beside its name, about twice the list of names: with twice the bound,
+ * both reach theirs at about the same inbox (~1.4 million signals), past which every lookup reads the inbox.
+ */
+const MAX_PACK_BYTES = 2 * MAX_INDEX_BYTES;
 
 /**
  * Where an inbox's signals are, by id, for the signals no sent fact points to (written by another tool):
  * a folder beside the lifecycle state (`<workspace>/.fed/state/inbox-ids/`, formats in
- * src/core/schema/inbox-id-index.ts) with a pack of 1 024 shards by a hash of the id (id → the file names
- * that carried it), the list of names indexed, and the inbox folder's identity the two cover.
+ * src/core/schema/inbox-id-index.ts) with a pack of 1 024 shards by a hash of the id (each id beside the
+ * name of a file that carried it), the list of names indexed, and the inbox folder's identity the two cover.
  * The folder is the agent's to write: every file is replaced by rename (never appended, so nothing it
  * plants is written through) and read without following links, bounded and never blocking.
  *
  * A lookup while the inbox folder is still the one covered reads the small claim and one shard of the
- * pack, not the inbox: no name was added or removed since, so the shard knows every copy of the id. Otherwise the
- * inbox is listed and only the names not indexed yet are read. fed's own acks change the folder too, so
+ * pack, not the inbox: no name was added or removed since, so the shard knows every copy of the id.
+ * Otherwise the inbox is listed and only the names not indexed yet are read. fed's own acks change the folder too, so
  * an ack by id that found the index covering the inbox moves the claim past its own ack file
  * (coverOwnWrites) — without that, every later ack would list 100 000 names.
  *
@@ -90,8 +95,8 @@ export class InboxIdIndex {
 
   /**
    * List the inbox and index the signal files not indexed yet, reading only those. With no usable list of
-   * names or pack (missing, unreadable, oversized, a link, FIFO or folder planted there) it reads every signal file
-   * and rebuilds the index, never adds to it; it then returns whether that rebuild was written: if so, an
+   * names or pack (missing, unreadable, oversized, a link, FIFO or folder planted there) it reads every
+   * signal file and rebuilds the index, never adds to it; it then returns whether that rebuild was written: if so, an
    * id the index does not have is in none of them. Names no longer in the inbox are dropped. The index
    * then covers the inbox as it was before the listing (a name added meanwhile changes the folder again).
    */
@@ -232,7 +237,7 @@ export class InboxIdIndex {
 
   /** The whole pack, when it is one (its header a pack's): what an update of a few shards starts from. */
   private readPack(): Buffer | undefined {
-    const read = this.readBytes(INBOX_ID_PACK_FILE);
+    const read = this.readBytes(INBOX_ID_PACK_FILE, MAX_PACK_BYTES);
     return read && inboxIdShardRange(read, 0, read.length) ? read : undefined;
   }
 
@@ -260,7 +265,7 @@ export class InboxIdIndex {
   /** readFileParts of the pack, bounded and never through a link; undefined when it is not there. */
   private readPackParts<T>(pick: Parameters<typeof readFileParts<T>>[2]): T | undefined {
     try {
-      return readFileParts(join(this.dir, INBOX_ID_PACK_FILE), { maxBytes: MAX_INDEX_BYTES, noFollow: true }, pick);
+      return readFileParts(join(this.dir, INBOX_ID_PACK_FILE), { maxBytes: MAX_PACK_BYTES, noFollow: true }, pick);
     } catch {
       return undefined;
     }
@@ -282,9 +287,9 @@ export class InboxIdIndex {
   }
 
   /** A file of the index, whole (bounded, never through a link), or undefined. */
-  private readBytes(name: string): Buffer | undefined {
+  private readBytes(name: string, maxBytes = MAX_INDEX_BYTES): Buffer | undefined {
     try {
-      const read = readFileBounded(join(this.dir, name), { maxBytes: MAX_INDEX_BYTES, noFollow: true });
+      const read = readFileBounded(join(this.dir, name), { maxBytes, noFollow: true });
       return read.ok ? read.bytes : undefined;
     } catch {
       return undefined;
