@@ -120,9 +120,10 @@ export {
 } from './core/schema/lifecycle-state.js';
 export {
   encodeInboxIdPack,
-  INBOX_ID_OLD_SHARD_FILE,
   INBOX_ID_PACK_FILE,
+  INBOX_ID_PACK_HEADER_BYTES,
   INBOX_ID_SHARDS,
+  readInboxIdPackHeader,
 } from './core/schema/inbox-id-index.js';
 export { lockOwnerSchema } from './core/schema/lock-owner.js';
 export { type NeedsYouItem, needsYouItemSchema } from './core/schema/needs-you.js';

@@ -23,7 +23,7 @@ const { acknowledgeSignal, applyLifecycleInputs } = await import('fed');
 const { openFederation } = await import('fed');
 const { isSignalFileName, signalFileName } = await import('fed/testing');
 const { toJsonText } = await import('fed/testing');
-const { encodeInboxIdPack, INBOX_ID_PACK_FILE, INBOX_ID_SHARDS } = await import('fed/testing');
+const { encodeInboxIdPack, INBOX_ID_PACK_FILE, INBOX_ID_SHARDS, readInboxIdPackHeader } = await import('fed/testing');
 const { counted } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 const { foreignMessage: message, inboxWrittenByAnotherTool } = await import('../helpers/foreign-inbox.js');
@@ -38,8 +38,18 @@ async function ackCountingReads(root: string, inbox: string, id: string): Promis
     .map((c) => c.path);
 }
 
-/** A pack whose every shard is `text`: whichever shard an id falls in says the same. */
-const everyShardSays = (text: string) => encodeInboxIdPack(Array.from({ length: INBOX_ID_SHARDS }, () => text));
+/** The generation of the pack in `folder`: what the claim beside it names, so a pack planted with it is used. */
+function generationIn(folder: string): string {
+  const pack = readFileSync(join(folder, INBOX_ID_PACK_FILE));
+  return readInboxIdPackHeader(pack, pack.length)!.generation;
+}
+
+/** A pack of `folder`'s generation whose every shard is `text`: whichever shard an id falls in says the same. */
+const everyShardSays = (folder: string, text: string) =>
+  encodeInboxIdPack(
+    generationIn(folder),
+    Array.from({ length: INBOX_ID_SHARDS }, () => text),
+  );
 /** A shard's text: ids each followed by a name, as a flat JSON array. */
 const pairs = (...values: unknown[]) => JSON.stringify(values);
 
@@ -121,7 +131,7 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
     const shards = join(state, 'inbox-ids');
     // Every shard says the same (whichever holds the id asked for): that id is in another signal's file.
-    const everyShard = (text: string) => writeFileSync(join(shards, INBOX_ID_PACK_FILE), everyShardSays(text));
+    const everyShard = (text: string) => writeFileSync(join(shards, INBOX_ID_PACK_FILE), everyShardSays(shards, text));
     everyShard(pairs(message(7).id, signalFileName(message(8))));
     await acknowledgeSignal(openFederation(root), 'docs', message(7).id, { durable: false });
     expect([existsSync(ackOf(inbox, 7)), existsSync(ackOf(inbox, 8))]).toEqual([true, false]);
@@ -137,12 +147,15 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     await acknowledgeSignal(openFederation(root), 'docs', message(11).id, { durable: false });
     expect(existsSync(ackOf(inbox, 11))).toBe(true);
 
-    // A pack cut short (in its header, in its shards) or no pack at all: a miss, never a read past its end.
-    const torn = [everyShardSays('[]').subarray(0, 5_000), everyShardSays('[]').subarray(0, 9_000), 'garbage'];
-    for (const [k, bytes] of torn.entries()) {
-      writeFileSync(join(shards, INBOX_ID_PACK_FILE), bytes);
+    // A pack cut short (in its header, in its shards) or no pack at all: a miss, never a read past its end,
+    // and the index rebuilt.
+    for (const [k, cut] of [5_000, 9_000, 0].entries()) {
+      const pack = everyShardSays(shards, '[]');
+      writeFileSync(join(shards, INBOX_ID_PACK_FILE), cut > 0 ? pack.subarray(0, cut) : 'garbage');
       await acknowledgeSignal(openFederation(root), 'docs', message(12 + k).id, { durable: false });
       expect(existsSync(ackOf(inbox, 12 + k))).toBe(true);
+      const rebuilt = readFileSync(join(shards, INBOX_ID_PACK_FILE));
+      expect(readInboxIdPackHeader(rebuilt, rebuilt.length)).toBeDefined();
     }
 
     await expect(
@@ -155,7 +168,7 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     const { root, inbox, state } = await inboxWrittenByAnotherTool(50);
     await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
     const shards = join(state, 'inbox-ids');
-    const everyShard = (text: string) => writeFileSync(join(shards, INBOX_ID_PACK_FILE), everyShardSays(text));
+    const everyShard = (text: string) => writeFileSync(join(shards, INBOX_ID_PACK_FILE), everyShardSays(shards, text));
     // Another id's pair names no file: only this id's is read, so its signal is the one file read.
     everyShard(pairs(message(3).id, 42, message(4).id, signalFileName(message(4)), { a: 1 }));
     expect(await ackCountingReads(root, inbox, message(4).id)).toEqual([join(inbox, signalFileName(message(4)))]);
@@ -221,9 +234,44 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
 
     unlinkSync(join(inbox, signalFileName(message(29))));
     await acknowledgeSignal(openFederation(root), 'docs', message(4).id, { durable: false });
-    const known = JSON.parse(readFileSync(names, 'utf8')) as string[];
+    const known = (JSON.parse(readFileSync(names, 'utf8')) as { names: string[] }).names;
     expect(known).toHaveLength(29);
     expect(known).not.toContain(signalFileName(message(29)));
+    // The update copied the shards it did not touch as they were: a later ack reads its one signal.
+    expect(await ackCountingReads(root, inbox, message(5).id)).toEqual([join(inbox, signalFileName(message(5)))]);
+  });
+
+  it('never adds to a shard that is not what fed writes: the lookup reads the inbox, and every copy is acknowledged', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(20);
+    const folder = join(state, 'inbox-ids');
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    // Every shard garbage, in a pack of the right generation; then a second copy of message 5 dropped in.
+    writeFileSync(join(folder, INBOX_ID_PACK_FILE), everyShardSays(folder, 'garbage'));
+    const twin = join(inbox, '2026-02-01T000000Z-report-twin.json');
+    writeFileSync(twin, toJsonText(message(5)));
+
+    // The update would have written the twin alone into message 5's shard, and a claim over it.
+    const first = await ackCountingReads(root, inbox, message(5).id);
+    expect(first.length).toBeGreaterThanOrEqual(20);
+    expect([existsSync(ackOf(inbox, 5)), existsSync(`${twin}.ack`)]).toEqual([true, true]);
+    expect(await ackCountingReads(root, inbox, message(6).id)).toEqual([join(inbox, signalFileName(message(6)))]);
+  });
+
+  it("never takes one writer's pack with another's names and claim: a twin indexed by one is still acknowledged", async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(20);
+    const folder = join(state, 'inbox-ids');
+    const packFile = join(folder, INBOX_ID_PACK_FILE);
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const older = readFileSync(packFile);
+    // One ack indexes a second copy of message 7 (new pack, names and claim), then another process's
+    // pack, updated from the older one at the same time, lands after it: the older pack, without the twin.
+    const twin = join(inbox, '2026-02-01T000000Z-report-twin.json');
+    writeFileSync(twin, toJsonText(message(7)));
+    await acknowledgeSignal(openFederation(root), 'docs', message(3).id, { durable: false });
+    writeFileSync(packFile, older);
+
+    await acknowledgeSignal(openFederation(root), 'docs', message(7).id, { durable: false });
+    expect([existsSync(ackOf(inbox, 7)), existsSync(`${twin}.ack`)]).toEqual([true, true]);
   });
 });
 
@@ -309,7 +357,7 @@ describe('the inbox id index in a folder a hostile agent writes', () => {
     expect(readFileSync(outside.path)).toEqual(outside.bytes);
     expect(lstatSync(join(folder, 'names')).isFile()).toBe(true);
     // The name is kept whole: neither it nor a line of it is a name of its own.
-    const known = JSON.parse(readFileSync(join(folder, 'names'), 'utf8')) as string[];
+    const known = (JSON.parse(readFileSync(join(folder, 'names'), 'utf8')) as { names: string[] }).names;
     expect(known).toContain(hostile);
     expect(known).not.toContain('2026-01-01T000000Z-report-x.json');
 
@@ -370,7 +418,7 @@ describe('the inbox id index in a folder a hostile agent writes', () => {
     const outside = outsideFile();
     // The link's target says where messages 5 and 70 are: a name fed would open only through the link.
     const lure = join(inbox, 'lure.json');
-    writeFileSync(outside.path, everyShardSays(pairs(message(5).id, 'lure.json', message(70).id, 'lure.json')));
+    writeFileSync(outside.path, everyShardSays(folder, pairs(message(5).id, 'lure.json', message(70).id, 'lure.json')));
     const bytes = readFileSync(outside.path);
     rmSync(join(folder, INBOX_ID_PACK_FILE));
     symlinkSync(outside.path, join(folder, INBOX_ID_PACK_FILE));

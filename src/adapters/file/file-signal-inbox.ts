@@ -125,28 +125,28 @@ export class FileSignalInbox implements SignalInbox {
     // A hint that missed (the copy moved, or was archived): the inbox as read, incrementally, by this reader.
     if (hint) return this.reader.read().signals.filter((s) => s.message.id === wanted);
     // Without a hint (no sent fact: written by another tool), the id index names the files, each checked.
-    // While it covers the inbox as it is, its shard of the pack knows every stored copy of the id. Else, or when every
-    // copy it names is acknowledged already (a copy may have come while an ack moved the claim), it is
-    // brought up to date first (the inbox listed, only files it has not indexed read): every stored copy
-    // of the id is acknowledged, one written since the last lookup too.
+    // While it covers the inbox as it is, its shard of the pack knows every stored copy of the id. Else, or
+    // when every copy it names is acknowledged already (a copy may have come while an ack moved the claim),
+    // it is brought up to date first (the inbox listed, only files it has not indexed read): every stored
+    // copy of the id is acknowledged, one written since the last lookup too.
     if (this.idIndex.covers()) {
       const covered = this.indexedCopies(wanted);
-      if (covered.some((s) => !s.message.acknowledged)) return covered;
+      if (covered?.some((s) => !s.message.acknowledged)) return covered;
     }
     const whole = this.idIndex.refresh();
     const indexed = this.indexedCopies(wanted);
-    if (indexed.length > 0 || whole) return indexed;
-    // Indexed before yet not found: the index may be stale or torn, so the whole inbox is read, and
-    // indexed again when it was wrong about this id.
+    if (indexed !== undefined && (indexed.length > 0 || whole)) return indexed;
+    // Indexed before yet not found, or an index that cannot say (another process rewrote it meanwhile, or
+    // it is torn): the whole inbox is read, and indexed again when the index was wrong about this id.
     const { signals } = this.reader.read();
     const found = signals.filter((s) => s.message.id === wanted);
     if (found.length > 0) this.idIndex.rebuild(signals.map((s) => ({ id: s.message.id, file: s.file })));
     return found;
   }
 
-  /** The copies of `id` the index names, each read and checked to carry it. */
-  private indexedCopies(id: string): SignalEntry[] {
-    return this.idIndex.namesOf(id).flatMap((file) => readSignalEntry(this.location, file, this.expect, id) ?? []);
+  /** The copies of `id` the index names, each read and checked to carry it; undefined when it cannot say. */
+  private indexedCopies(id: string): SignalEntry[] | undefined {
+    return this.idIndex.namesOf(id)?.flatMap((file) => readSignalEntry(this.location, file, this.expect, id) ?? []);
   }
 
   /** A file name, or an absolute path that lies directly in this inbox (nothing else can be named here). */

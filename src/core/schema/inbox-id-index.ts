@@ -9,21 +9,32 @@ import { z } from 'zod';
 export const INBOX_ID_INDEX_DIR = 'inbox-ids';
 
 /**
+ * Which writing of the index a file belongs to: 16 hex digits, new each time the pack is written, and
+ * written into the pack, the names and the claim alike. Two processes may update the index at once, each
+ * from the pack it read: the pack of one and the names and claim of the other may end up side by side, and
+ * the pack would then lack what the names say is indexed. The index is trusted only where the files agree
+ * on the generation (a lookup: the claim and the pack; an update: the names and the pack).
+ */
+export const inboxIdGenerationSchema = z.string().regex(/^[0-9a-f]{16}$/);
+
+/**
  * `ids.pack`: the index's 1 024 shards (by a hash of the id) in one file, so a rebuild creates one file,
  * not a thousand (a file creation costs ~0.2 ms on an ext4 disk: more than half of a first lookup in
  * 100 000 signals was creating shard files). A header, then each shard's JSON text:
  *
- * - bytes 0–7: `INBOX_ID_PACK_MAGIC`;
+ * - bytes 0–7: `INBOX_ID_PACK_MAGIC`; bytes 8–15: the generation (its 8 bytes);
  * - then for shard 0 to 1 023, two unsigned 32-bit little-endian integers: where its text starts in the
  *   file and how many bytes it has (0: the shard holds no id);
  * - the texts, each a JSON array (inboxIdShardSchema).
  *
- * A lookup reads the header and its shard's bytes, never the whole file.
+ * A lookup reads the header and its shard's bytes; only an update of the index reads the whole file.
  */
 export const INBOX_ID_PACK_FILE = 'ids.pack';
 export const INBOX_ID_PACK_MAGIC = 'fedids1\n';
 export const INBOX_ID_SHARDS = 1024;
-export const INBOX_ID_PACK_HEADER_BYTES = INBOX_ID_PACK_MAGIC.length + INBOX_ID_SHARDS * 8;
+const GENERATION_AT = INBOX_ID_PACK_MAGIC.length;
+const RANGES_AT = GENERATION_AT + 8;
+export const INBOX_ID_PACK_HEADER_BYTES = RANGES_AT + INBOX_ID_SHARDS * 8;
 
 /**
  * A shard: its ids (lowercase) each followed by the name of an inbox file that carried it —
@@ -37,36 +48,49 @@ export const inboxIdShardSchema = z
 export type InboxIdShard = z.infer<typeof inboxIdShardSchema>;
 
 /** The pack of these shard texts (one per shard, '' for an empty one), as `ids.pack` holds them. */
-export function encodeInboxIdPack(texts: ReadonlyArray<string | Buffer>): Buffer {
+export function encodeInboxIdPack(generation: string, texts: ReadonlyArray<string | Buffer>): Buffer {
   if (texts.length !== INBOX_ID_SHARDS)
     throw new RangeError(`a pack has ${INBOX_ID_SHARDS} shards, not ${texts.length}`);
   const sizes = texts.map((text) => (typeof text === 'string' ? Buffer.byteLength(text) : text.length));
   const pack = Buffer.allocUnsafe(INBOX_ID_PACK_HEADER_BYTES + sizes.reduce((sum, size) => sum + size, 0));
   pack.write(INBOX_ID_PACK_MAGIC, 0, 'latin1');
+  pack.write(inboxIdGenerationSchema.parse(generation), GENERATION_AT, 'hex');
   let start = INBOX_ID_PACK_HEADER_BYTES;
   texts.forEach((text, shard) => {
-    pack.writeUInt32LE(start, INBOX_ID_PACK_MAGIC.length + shard * 8);
-    pack.writeUInt32LE(sizes[shard]!, INBOX_ID_PACK_MAGIC.length + shard * 8 + 4);
+    pack.writeUInt32LE(start, RANGES_AT + shard * 8);
+    pack.writeUInt32LE(sizes[shard]!, RANGES_AT + shard * 8 + 4);
     start += typeof text === 'string' ? pack.write(text, start) : text.copy(pack, start);
   });
   return pack;
 }
 
+/** A pack's header, read: its generation and where each shard's text is. */
+export interface InboxIdPackHeader {
+  generation: string;
+  /** Where shard `shard`'s text is in the pack. */
+  range(shard: number): { start: number; length: number };
+}
+
 /**
- * Where a shard's text is in a pack of `size` bytes, from its header; undefined when the header is not a
- * pack's or names bytes outside the file (a torn or planted file: the lookup misses, never reads past it).
+ * The header of a pack of `size` bytes (its first INBOX_ID_PACK_HEADER_BYTES bytes, or more), or undefined
+ * when it is not a pack's or any shard's text lies outside the file: a torn or planted pack is not used at
+ * all, never read past its end.
  */
-export function inboxIdShardRange(
-  header: Buffer,
-  shard: number,
-  size: number,
-): { start: number; length: number } | undefined {
+export function readInboxIdPackHeader(header: Buffer, size: number): InboxIdPackHeader | undefined {
   if (header.length < INBOX_ID_PACK_HEADER_BYTES) return undefined;
-  if (header.toString('latin1', 0, INBOX_ID_PACK_MAGIC.length) !== INBOX_ID_PACK_MAGIC) return undefined;
-  const at = INBOX_ID_PACK_MAGIC.length + shard * 8;
-  const start = header.readUInt32LE(at);
-  const length = header.readUInt32LE(at + 4);
-  return start >= INBOX_ID_PACK_HEADER_BYTES && start + length <= size ? { start, length } : undefined;
+  if (header.toString('latin1', 0, GENERATION_AT) !== INBOX_ID_PACK_MAGIC) return undefined;
+  for (let shard = 0; shard < INBOX_ID_SHARDS; shard++) {
+    const start = header.readUInt32LE(RANGES_AT + shard * 8);
+    const length = header.readUInt32LE(RANGES_AT + shard * 8 + 4);
+    if (start < INBOX_ID_PACK_HEADER_BYTES || start + length > size) return undefined;
+  }
+  return {
+    generation: header.toString('hex', GENERATION_AT, RANGES_AT),
+    range: (shard) => ({
+      start: header.readUInt32LE(RANGES_AT + shard * 8),
+      length: header.readUInt32LE(RANGES_AT + shard * 8 + 4),
+    }),
+  };
 }
 
 /**
@@ -77,23 +101,28 @@ export function inboxIdShardRange(
 export const INBOX_ID_OLD_SHARD_FILE = /^[0-9a-f]{2,3}\.json$/;
 
 /**
- * `names`: every signal file name indexed, as one JSON array (a name may hold any character but `/`, a
- * newline included). Written after the pack, so a name listed here is in its shard.
+ * `names`: every signal file name indexed (a name may hold any character but `/`, a newline included),
+ * with the generation of the pack written just before it: while the pack is still of that generation, a
+ * name listed here is in its shard.
  */
 export const INBOX_ID_NAMES_FILE = 'names';
-export const inboxIdNamesSchema = z.array(z.string());
+export const inboxIdNamesSchema = z.strictObject({
+  generation: inboxIdGenerationSchema,
+  names: z.array(z.string()),
+});
+export type InboxIdNames = z.infer<typeof inboxIdNamesSchema>;
 
 /**
- * `covers.json` (padded with spaces to a fixed length, so it can be overwritten in place): the inbox folder the pack and names hold every signal file of, by the folder's identity
- * (`ino:size:mtime:ctime` in nanoseconds, fileIdentity): any name added to or removed from the folder
- * changes its mtime and ctime. While the folder's identity is still this one, a lookup trusts the index to
- * know every copy of an id and does not list the inbox. Removed before the pack or names are rewritten
- * and written after them, so a crash in between leaves no claim, never a wrong one.
+ * `covers.json` (padded with spaces to a fixed length, so it can be overwritten in place): the inbox folder
+ * the pack of `generation` holds every signal file of, by the folder's identity (`ino:size:mtime:ctime` in
+ * nanoseconds, fileIdentity): any name added to or removed from the folder changes its mtime and ctime.
+ * While the folder's identity is still this one and the pack still of that generation, a lookup trusts the
+ * index to know every copy of an id and does not list the inbox. Removed before the pack or names are
+ * rewritten and written after them, so a crash in between leaves no claim, never a wrong one.
  */
 export const INBOX_ID_COVERS_FILE = 'covers.json';
-export const inboxIdCoversSchema = z
-  .object({
-    inbox: z.string().regex(/^\d+:\d+:\d+:\d+$/),
-  })
-  .strict();
+export const inboxIdCoversSchema = z.strictObject({
+  inbox: z.string().regex(/^\d+:\d+:\d+:\d+$/),
+  generation: inboxIdGenerationSchema,
+});
 export type InboxIdCovers = z.infer<typeof inboxIdCoversSchema>;

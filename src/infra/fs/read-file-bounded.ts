@@ -111,9 +111,9 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
 /**
  * Parts of a file, read without reading it whole but as readFileBounded reads: never through a link at the
  * path (`noFollow`), never blocking, and only from a regular file within `maxBytes`. `pick` gets the file's
- * size and a reader of byte ranges, which gives undefined for a range the file does not hold whole (it
- * shrank meanwhile). Undefined when the file is not a regular file within the bounds or cannot be read;
- * throws only ENOENT.
+ * size and a reader of byte ranges, which gives undefined for a range outside the file (asked for, or
+ * found when it shrank meanwhile) and allocates nothing for it. Undefined when the file is not a regular
+ * file within the bounds or cannot be read; throws only ENOENT, and whatever `pick` itself throws.
  */
 export function readFileParts<T>(
   path: string,
@@ -131,6 +131,7 @@ export function readFileParts<T>(
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size > (options.maxBytes ?? DEFAULT_MAX_FILE_BYTES)) return undefined;
     return pick((start, length) => {
+      if (start < 0 || length < 0 || start + length > stat.size) return undefined;
       const bytes = Buffer.allocUnsafe(length);
       return length === 0 || readSync(fd, bytes, 0, length, start) === length ? bytes : undefined;
     }, stat.size);

@@ -131,11 +131,19 @@ describe('readFileParts: byte ranges of a file, never the whole of it', () => {
       middle: read(4, 2)?.toString(),
       none: read(10, 0)?.toString(),
       past: read(8, 5),
+      before: read(-1, 2),
     }));
 
   it('reads the ranges asked for of a regular file within the limit; a range past its end is undefined', () => {
     const path = writeFile(tempDir(), 'file', 'abc-de-fghij');
-    expect(parts(path, { maxBytes: 12 })).toEqual({ size: 12, head: 'abc', middle: 'de', none: '', past: undefined });
+    expect(parts(path, { maxBytes: 12 })).toEqual({
+      size: 12,
+      head: 'abc',
+      middle: 'de',
+      none: '',
+      past: undefined,
+      before: undefined,
+    });
     expect(parts(path, { maxBytes: 11 })).toBeUndefined();
   });
 

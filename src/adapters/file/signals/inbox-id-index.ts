@@ -13,12 +13,15 @@ import {
   INBOX_ID_PACK_HEADER_BYTES,
   INBOX_ID_SHARDS,
   inboxIdCoversSchema,
+  type InboxIdNames,
   inboxIdNamesSchema,
-  inboxIdShardRange,
+  type InboxIdPackHeader,
   inboxIdShardSchema,
   type InboxIdShard,
+  readInboxIdPackHeader,
 } from '../../../core/schema/inbox-id-index.js';
 import { parseJsonText } from '../../../core/json-text.js';
+import { randomBytes } from '../../../infra/crypto/random.js';
 import { unlinkQuietly, writeFileAtomic } from '../../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
@@ -52,13 +55,20 @@ const MAX_PACK_BYTES = 2 * MAX_INDEX_BYTES;
  * the id. A lost, stale or torn index (a crash, two writers at once, a name reused since) can only make a
  * lookup miss, and the caller then reads the whole inbox and rebuilds it; a write that fails (a read-only
  * workspace) is skipped. The claim is removed before the pack or names are rewritten and written after, so
- * a crash in between leaves the inbox listed next time, never a partial index trusted.
+ * a crash in between leaves the inbox listed next time, never a partial index trusted; and each writing has
+ * a generation of its own, in the pack, the names and the claim, so the files of two writers at once are
+ * never taken for one index (inboxIdGenerationSchema).
  */
 export class InboxIdIndex {
   /** How many signal files the last refresh or rebuild read (tests count them). */
   lastFilesRead = 0;
   /** The inbox folder's identity this process found or made the index cover (what coverOwnWrites extends). */
   private covered: string | undefined;
+  /**
+   * The generation of the pack this process trusts: the one the claim it found names, the one whose names
+   * it updated from, or the one it wrote. A pack of any other is another writer's: not read.
+   */
+  private trusted: string | undefined;
 
   constructor(
     private readonly dir: string,
@@ -72,36 +82,44 @@ export class InboxIdIndex {
   covers(): boolean {
     const claim = this.readJson(INBOX_ID_COVERS_FILE, inboxIdCoversSchema);
     const now = this.inboxIdentity();
-    this.covered = claim !== undefined && claim.inbox === now ? now : undefined;
-    return this.covered !== undefined;
+    const holds = claim !== undefined && claim.inbox === now;
+    this.covered = holds ? now : undefined;
+    this.trusted = holds ? claim.generation : undefined;
+    return holds;
   }
 
   /**
-   * The names the index has for `id` (lowercase). Only that id's pairs of its shard are looked at: a
-   * lookup uses one of the shard's ids, and checking them all cost as much again as parsing the shard.
+   * The names the index has for `id` (lowercase), or undefined when it cannot say: no pack of the
+   * generation this process trusts (covers or refresh decides which), or a shard or a pair of the id that
+   * is not what fed writes. Only that id's pairs of its shard are looked at: a lookup uses one of the
+   * shard's ids, and checking them all cost as much again as parsing the shard.
    */
-  namesOf(id: string): string[] {
+  namesOf(id: string): string[] | undefined {
     const shard = this.readShardValue(shardOf(id));
-    if (!Array.isArray(shard)) return [];
+    if (!Array.isArray(shard)) return undefined;
     const names = new Set<string>();
-    for (let at = 0; at + 1 < shard.length; at += 2) {
+    for (let at = 0; at < shard.length; at += 2) {
+      if (shard[at] !== id) continue;
       const name: unknown = shard[at + 1];
       // A name from the index is a file of this inbox or nothing: never a path that could lead out of it.
-      if (shard[at] === id && typeof name === 'string' && isSignalFileName(name) && basename(name) === name)
-        names.add(name);
+      if (typeof name !== 'string' || !isSignalFileName(name) || basename(name) !== name) return undefined;
+      names.add(name);
     }
     return [...names];
   }
 
   /**
    * List the inbox and index the signal files not indexed yet, reading only those. With no usable list of
-   * names or pack (missing, unreadable, oversized, a link, FIFO or folder planted there) it reads every
-   * signal file and rebuilds the index, never adds to it; it then returns whether that rebuild was written: if so, an
-   * id the index does not have is in none of them. Names no longer in the inbox are dropped. The index
-   * then covers the inbox as it was before the listing (a name added meanwhile changes the folder again).
+   * names or pack of the same generation (missing, unreadable, oversized, another writer's, a link, FIFO or
+   * folder planted there) it reads every signal file and rebuilds the index, never adds to it; it then
+   * returns whether that rebuild was written: if so, an id the index does not have is in none of them.
+   * Names no longer in the inbox are dropped. The index then covers the inbox as it was before the listing
+   * (a name added meanwhile changes the folder again).
    */
   refresh(): boolean {
-    const known = this.packUsable() ? this.readNames() : undefined;
+    this.trusted = undefined;
+    const index = this.readKnown();
+    const known = index && new Set(index.names);
     const added: Array<{ id: string; file: string }> = [];
     const listed: string[] = [];
     this.lastFilesRead = 0;
@@ -125,20 +143,18 @@ export class InboxIdIndex {
     }
     // Every file was read, but an id is only found through the pack: a rebuild that could not be
     // written (a folder planted at the pack or at names, a read-only workspace) has the caller read the inbox.
-    if (known === undefined) return this.store(added, true) && this.claim(before);
+    if (index === undefined || known === undefined) return this.store(added) && this.claim(before);
     const kept = listed.filter((file) => known.has(file));
     const changed = added.length > 0 || kept.length < known.size;
-    if (!changed || this.store(added, false, kept)) this.claim(before);
+    if (!changed) this.trusted = index.generation;
+    if (!changed || this.store(added, { generation: index.generation, kept })) this.claim(before);
     return false;
   }
 
   /** Replace the index with these signals: what a read of the whole inbox found (claiming nothing). */
   rebuild(signals: ReadonlyArray<{ id: string; file: string }>): void {
     this.lastFilesRead = signals.length;
-    this.store(
-      signals.map(({ id, file }) => ({ id: id.toLowerCase(), file })),
-      true,
-    );
+    this.store(signals.map(({ id, file }) => ({ id: id.toLowerCase(), file })));
   }
 
   /** Whether the inbox is still the one this process found the index to cover: checked right before fed writes acks into it. */
@@ -160,9 +176,10 @@ export class InboxIdIndex {
     this.covered = undefined;
     try {
       const now = this.inboxIdentity();
-      if (this.readJson(INBOX_ID_COVERS_FILE, inboxIdCoversSchema)?.inbox !== was) return;
+      const claim = this.readJson(INBOX_ID_COVERS_FILE, inboxIdCoversSchema);
+      if (claim?.inbox !== was || claim.generation !== this.trusted) return;
       // In place: a rename per ack costs more than the ack itself on a busy disk.
-      if (rewriteInPlace(join(this.dir, INBOX_ID_COVERS_FILE), claimText(now))) this.covered = now;
+      if (rewriteInPlace(join(this.dir, INBOX_ID_COVERS_FILE), claimText(now, claim.generation))) this.covered = now;
       else this.claim(now);
     } catch {
       // The inbox is gone or unreadable: no claim, the next lookup lists it.
@@ -174,11 +191,12 @@ export class InboxIdIndex {
     return fileIdentity(statSync(this.inbox, { bigint: true }));
   }
 
-  /** Claim the index covers the inbox with this identity; whether it was written. */
+  /** Claim the pack this process trusts covers the inbox with this identity; whether it was written. */
   private claim(inbox: string): boolean {
+    if (this.trusted === undefined) return false;
     try {
       this.beforeWrite(this.dir);
-      this.write(INBOX_ID_COVERS_FILE, claimText(inbox));
+      this.write(INBOX_ID_COVERS_FILE, claimText(inbox, this.trusted));
       this.covered = inbox;
       return true;
     } catch (error) {
@@ -187,44 +205,54 @@ export class InboxIdIndex {
   }
 
   /**
-   * The claim first, then the pack, then the names: a crash in between leaves no claim, and names read
-   * again, never names skipped unindexed. Returns whether all of it was written. Without `replace`,
-   * `entries` are added to the pack as it is (the shards they touch parsed and rewritten, the others'
-   * bytes copied) and `kept` are the names already indexed that are still in the inbox.
+   * The claim first, then the pack, then the names, all of a new generation: a crash in between leaves no
+   * claim, and names read again, never names skipped unindexed. Returns whether all of it was written (the
+   * new generation is then the one this process trusts). Without `update` the pack holds `entries` alone
+   * (what a read of every signal file found); with it, `entries` are added to the pack of that generation
+   * as it is — the shards they touch parsed and rewritten, the others' bytes copied — and `kept` are the
+   * names already indexed that are still in the inbox. A pack no longer of that generation (another writer
+   * came between) or with a shard to touch that is not what fed writes is not added to: nothing is
+   * written, no claim made, and the lookup reads the inbox.
    * Every write is a rename of a new file into place, so a link, FIFO or file an agent planted at a path
    * of the folder is replaced, never written through; anything refused or failing just skips the cache.
    */
   private store(
     entries: ReadonlyArray<{ id: string; file: string }>,
-    replace: boolean,
-    kept: readonly string[] = [],
+    update?: { generation: string; kept: readonly string[] },
   ): boolean {
     this.covered = undefined;
+    this.trusted = undefined;
     try {
-      const old = replace ? undefined : this.readPack();
-      if (!replace && old === undefined) return false;
+      const old = update && this.readPack(update.generation);
+      if (update && old === undefined) return false;
       const touched = new Map<number, InboxIdShard>();
       for (const { id, file } of entries) {
         const key = shardOf(id);
         let shard = touched.get(key);
-        if (!shard) touched.set(key, (shard = old ? shardIn(old, key) : []));
-        shard.push(id, file);
+        if (!shard) {
+          shard = old ? shardIn(old, key) : [];
+          if (shard === undefined) return false;
+          touched.set(key, shard);
+        }
+        if (!old || !hasPair(shard, id, file)) shard.push(id, file);
       }
       const texts = Array.from({ length: INBOX_ID_SHARDS }, (_, key) => {
         const shard = touched.get(key);
-        return shard ? JSON.stringify(shard) : ((old && shardBytes(old, key)) ?? '');
+        return shard ? JSON.stringify(shard) : old ? shardBytes(old, key) : '';
       });
       // No name twice: `kept` are names indexed before, `entries` names read now that were not, each once.
-      const names = [...kept];
+      const names = [...(update?.kept ?? [])];
       for (const { file } of entries) names.push(file);
+      const generation = randomBytes(8).toString('hex');
       this.beforeWrite(this.dir);
       ensureDirectory(this.dir, { durable: false });
       unlinkQuietly(join(this.dir, INBOX_ID_COVERS_FILE));
-      if (replace)
+      if (!update)
         for (const stale of listDirectory(this.dir))
           if (INBOX_ID_OLD_SHARD_FILE.test(stale)) unlinkQuietly(join(this.dir, stale));
-      this.write(INBOX_ID_PACK_FILE, encodeInboxIdPack(texts));
-      this.write(INBOX_ID_NAMES_FILE, JSON.stringify(names));
+      this.write(INBOX_ID_PACK_FILE, encodeInboxIdPack(generation, texts));
+      this.write(INBOX_ID_NAMES_FILE, JSON.stringify({ generation, names } satisfies InboxIdNames));
+      this.trusted = generation;
       return true;
     } catch (error) {
       return skipped(error);
@@ -235,28 +263,40 @@ export class InboxIdIndex {
     writeFileAtomic(join(this.dir, name), text, { durable: false });
   }
 
-  /** The whole pack, when it is one (its header a pack's): what an update of a few shards starts from. */
-  private readPack(): Buffer | undefined {
-    const read = this.readBytes(INBOX_ID_PACK_FILE, MAX_PACK_BYTES);
-    return read && inboxIdShardRange(read, 0, read.length) ? read : undefined;
+  /** The whole pack when it is one of `generation` (what an update of a few shards starts from), or undefined. */
+  private readPack(generation: string): { bytes: Buffer; header: InboxIdPackHeader } | undefined {
+    const bytes = this.readBytes(INBOX_ID_PACK_FILE, MAX_PACK_BYTES);
+    if (bytes === undefined) return undefined;
+    const header = readInboxIdPackHeader(bytes, bytes.length);
+    return header?.generation === generation ? { bytes, header } : undefined;
   }
 
-  /** Whether the pack is there with a pack's header, read alone: an index without one is rebuilt, not added to. */
-  private packUsable(): boolean {
-    return (
-      this.readPackParts((read, size) => {
-        const header = read(0, INBOX_ID_PACK_HEADER_BYTES);
-        return header && inboxIdShardRange(header, 0, size) !== undefined;
-      }) === true
-    );
+  /**
+   * The names indexed and the generation of the pack they go with, when the pack is there, of that
+   * generation (its header read alone) — else undefined: the index is rebuilt, not added to.
+   */
+  private readKnown(): InboxIdNames | undefined {
+    const header = this.readPackParts((read, size) => {
+      const bytes = read(0, INBOX_ID_PACK_HEADER_BYTES);
+      return bytes && readInboxIdPackHeader(bytes, size);
+    });
+    const names = header && this.readJson(INBOX_ID_NAMES_FILE, inboxIdNamesSchema);
+    return names?.generation === header?.generation ? names : undefined;
   }
 
-  /** A shard's text in the pack as JSON, not validated (only its header and that shard's bytes are read), or undefined. */
+  /**
+   * A shard's text in the pack as JSON, not validated (only its header and that shard's bytes are read), or
+   * undefined — so too when the pack is not of the generation this process trusts.
+   */
   private readShardValue(key: number): unknown {
+    const trusted = this.trusted;
+    if (trusted === undefined) return undefined;
     const text = this.readPackParts((read, size) => {
-      const header = read(0, INBOX_ID_PACK_HEADER_BYTES);
-      const range = header && inboxIdShardRange(header, key, size);
-      return range && read(range.start, range.length)?.toString('utf8');
+      const bytes = read(0, INBOX_ID_PACK_HEADER_BYTES);
+      const header = bytes && readInboxIdPackHeader(bytes, size);
+      if (header?.generation !== trusted) return undefined;
+      const { start, length } = header.range(key);
+      return read(start, length)?.toString('utf8');
     });
     const parsed = text === undefined ? undefined : parseJsonText(text);
     return parsed?.ok ? parsed.value : undefined;
@@ -269,12 +309,6 @@ export class InboxIdIndex {
     } catch {
       return undefined;
     }
-  }
-
-  /** The names indexed, or undefined when there is no usable list (missing, refused, oversized, not JSON). */
-  private readNames(): Set<string> | undefined {
-    const names = this.readJson(INBOX_ID_NAMES_FILE, inboxIdNamesSchema);
-    return names && new Set(names);
   }
 
   /**
@@ -302,14 +336,14 @@ export class InboxIdIndex {
  * over an old claim replaces all of it, and a torn one names no folder identity (it is the old, the new
  * or invalid), so it is never trusted wrongly.
  */
-function claimText(inbox: string): Buffer {
+function claimText(inbox: string, generation: string): Buffer {
   const text = Buffer.alloc(CLAIM_BYTES, ' ');
-  text.write(JSON.stringify({ inbox }));
+  text.write(JSON.stringify({ inbox, generation }));
   return text;
 }
 
-/** Long enough for four 20-digit numbers. */
-const CLAIM_BYTES = 128;
+/** Long enough for four 20-digit numbers and the generation. */
+const CLAIM_BYTES = 160;
 
 /**
  * Overwrite the claim in place when it is a file fed wrote: a regular file of exactly the claim's length
@@ -346,16 +380,22 @@ function validJson<T>(bytes: Buffer, schema: z.ZodType<T>): T | undefined {
   return valid?.success ? valid.data : undefined;
 }
 
-/** A shard's bytes in a pack, or undefined when its header does not place them in the pack. */
-function shardBytes(pack: Buffer, key: number): Buffer | undefined {
-  const range = inboxIdShardRange(pack, key, pack.length);
-  return range && pack.subarray(range.start, range.start + range.length);
+/** A shard's bytes in a pack (its header read already, and every range checked in the file). */
+function shardBytes(pack: { bytes: Buffer; header: InboxIdPackHeader }, key: number): Buffer {
+  const { start, length } = pack.header.range(key);
+  return pack.bytes.subarray(start, start + length);
 }
 
-/** A shard of a pack, valid, or an empty one (a shard torn or planted loses its ids: lookups of them miss). */
-function shardIn(pack: Buffer, key: number): InboxIdShard {
+/** A shard of a pack, valid, or undefined when it is not what fed writes (torn or planted). */
+function shardIn(pack: { bytes: Buffer; header: InboxIdPackHeader }, key: number): InboxIdShard | undefined {
   const bytes = shardBytes(pack, key);
-  return (bytes?.length && validJson(bytes, inboxIdShardSchema)) || [];
+  return bytes.length === 0 ? [] : validJson(bytes, inboxIdShardSchema);
+}
+
+/** Whether the shard has this id beside this name already. */
+function hasPair(shard: InboxIdShard, id: string, file: string): boolean {
+  for (let at = 0; at < shard.length; at += 2) if (shard[at] === id && shard[at + 1] === file) return true;
+  return false;
 }
 
 /**
