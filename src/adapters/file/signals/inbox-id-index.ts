@@ -268,7 +268,7 @@ export class InboxIdIndex {
     const bytes = this.readBytes(INBOX_ID_PACK_FILE, MAX_PACK_BYTES);
     if (bytes === undefined) return undefined;
     const header = readInboxIdPackHeader(bytes, bytes.length);
-    return header?.generation === generation ? { bytes, header } : undefined;
+    return header?.generation === generation && header.sound() ? { bytes, header } : undefined;
   }
 
   /**
@@ -278,7 +278,8 @@ export class InboxIdIndex {
   private readKnown(): InboxIdNames | undefined {
     const header = this.readPackParts((read, size) => {
       const bytes = read(0, INBOX_ID_PACK_HEADER_BYTES);
-      return bytes && readInboxIdPackHeader(bytes, size);
+      const found = bytes && readInboxIdPackHeader(bytes, size);
+      return found?.sound() ? found : undefined;
     });
     const names = header && this.readJson(INBOX_ID_NAMES_FILE, inboxIdNamesSchema);
     return names?.generation === header?.generation ? names : undefined;
@@ -294,9 +295,8 @@ export class InboxIdIndex {
     const text = this.readPackParts((read, size) => {
       const bytes = read(0, INBOX_ID_PACK_HEADER_BYTES);
       const header = bytes && readInboxIdPackHeader(bytes, size);
-      if (header?.generation !== trusted) return undefined;
-      const { start, length } = header.range(key);
-      return read(start, length)?.toString('utf8');
+      const range = header?.generation === trusted ? header.range(key) : undefined;
+      return range && read(range.start, range.length)?.toString('utf8');
     });
     const parsed = text === undefined ? undefined : parseJsonText(text);
     return parsed?.ok ? parsed.value : undefined;
@@ -380,9 +380,9 @@ function validJson<T>(bytes: Buffer, schema: z.ZodType<T>): T | undefined {
   return valid?.success ? valid.data : undefined;
 }
 
-/** A shard's bytes in a pack (its header read already, and every range checked in the file). */
+/** A shard's bytes in a pack (its header read already and sound: every range in the file). */
 function shardBytes(pack: { bytes: Buffer; header: InboxIdPackHeader }, key: number): Buffer {
-  const { start, length } = pack.header.range(key);
+  const { start, length } = pack.header.range(key)!;
   return pack.bytes.subarray(start, start + length);
 }
 
