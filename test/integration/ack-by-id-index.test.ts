@@ -15,6 +15,7 @@ const {
   rmSync,
   symlinkSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } = await import('node:fs');
 const { execFileSync } = await import('node:child_process');
@@ -255,6 +256,49 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     expect(first.length).toBeGreaterThanOrEqual(20);
     expect([existsSync(ackOf(inbox, 5)), existsSync(`${twin}.ack`)]).toEqual([true, true]);
     expect(await ackCountingReads(root, inbox, message(6).id)).toEqual([join(inbox, signalFileName(message(6)))]);
+  });
+
+  it('claims no inbox while a signal file may still be written in place: its id is found once it is finished', async () => {
+    const { root, inbox } = await inboxWrittenByAnotherTool(20);
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    // Another tool makes a second copy of message 5's id, and an old file that never became a signal.
+    const twin = join(inbox, '2026-02-01T000000Z-report-twin.json');
+    writeFileSync(twin, '');
+    const stale = join(inbox, '2026-02-01T000000Z-report-stale.json');
+    writeFileSync(stale, '{"cut');
+    utimesSync(stale, new Date(Date.UTC(2026, 0, 1)), new Date(Date.UTC(2026, 0, 1)));
+    await acknowledgeSignal(openFederation(root), 'docs', message(3).id, { durable: false });
+    // It finishes the twin in place: no name of the folder changes.
+    writeFileSync(twin, toJsonText(message(5)));
+
+    await acknowledgeSignal(openFederation(root), 'docs', message(5).id, { durable: false });
+    expect([existsSync(ackOf(inbox, 5)), existsSync(`${twin}.ack`)]).toEqual([true, true]);
+    // The old invalid file claims nothing back: with the twin read, the index covers the inbox again.
+    expect(await ackCountingReads(root, inbox, message(6).id)).toEqual([join(inbox, signalFileName(message(6)))]);
+  });
+
+  it('keeps the pack to about what the names in the inbox need, however many came and went', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(30);
+    const packFile = join(state, 'inbox-ids', INBOX_ID_PACK_FILE);
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const built = lstatSync(packFile).size;
+    // Each round another tool archives a signal and drops a new one, which is acknowledged by id.
+    for (let i = 30; i < 130; i++) {
+      unlinkSync(join(inbox, signalFileName(message(i - 29))));
+      writeFileSync(join(inbox, signalFileName(message(i))), toJsonText(message(i)));
+      await acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false });
+      expect(lstatSync(packFile).size).toBeLessThan(3 * built);
+    }
+    // Of the 130 signals indexed, the 30 still there: their pairs, and at most as many again gone.
+    const pack = readFileSync(packFile);
+    const header = readInboxIdPackHeader(pack, pack.length)!;
+    let pairs = 0;
+    for (let shard = 0; shard < INBOX_ID_SHARDS; shard++) {
+      const { start, length } = header.range(shard)!;
+      if (length > 0) pairs += (JSON.parse(pack.toString('utf8', start, start + length)) as string[]).length / 2;
+    }
+    expect(pairs).toBeGreaterThanOrEqual(30);
+    expect(pairs).toBeLessThan(3 * 30);
   });
 
   it("never takes one writer's pack with another's names and claim: a twin indexed by one is still acknowledged", async () => {

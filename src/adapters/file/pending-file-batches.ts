@@ -1,7 +1,7 @@
 import { joinPath } from '../../core/layout.js';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../ports/signal-transport.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../core/schema/judge-signal.js';
-import { leftInPlace, readBoxFile } from './signals/parse-signal-file.js';
+import { judgeBoxFile, leftInPlace, readBoxFile } from './signals/parse-signal-file.js';
 import { mayStillBeWritten, withAck } from './signals/read-signals.js';
 import type { SignalType } from '../../core/schema/signal.js';
 import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from './signals/signal-file-name.js';
@@ -215,9 +215,7 @@ function judgeFile<T>(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const judged: Judged<T> = file.bytes
-    ? judge(file.bytes)
-    : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
+  const judged = judgeBoxFile(file, judge);
   if (judged.ok) return { value: judged.value };
   const invalid: InvalidSignalFile = { file: name, path, reason: judged.reason };
   if (file.key.startsWith('error:') || mayStillBeWritten(judged, file.mtimeMs, settleMs)) invalid.retryable = true;

@@ -26,8 +26,10 @@ import { unlinkQuietly, writeFileAtomic } from '../../../infra/fs/atomic-write.j
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
 import { fileIdentity, readFileBounded, readFileParts } from '../../../infra/fs/read-file-bounded.js';
+import { SETTLE_MS } from '../../../core/schema/signal.js';
+import { judgeBoxFile, readBoxFile, type ReadFile } from './parse-signal-file.js';
+import { mayStillBeWritten } from './read-signals.js';
 import { isSignalFileName } from './signal-file-name.js';
-import { readValidFile } from './read-valid-file.js';
 
 /** An index file is fed's own cache, never a signal: far bigger than this is not one fed wrote. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
@@ -52,9 +54,11 @@ const MAX_PACK_BYTES = 2 * MAX_INDEX_BYTES;
  * (coverOwnWrites) — without that, every later ack would list 100 000 names.
  *
  * It is only ever a hint, kept without fsync and best effort: a name it gives is read and checked to carry
- * the id. A lost, stale or torn index (a crash, two writers at once, a name reused since) can only make a
- * lookup miss, and the caller then reads the whole inbox and rebuilds it; a write that fails (a read-only
- * workspace) is skipped. The claim is removed before the pack or names are rewritten and written after, so
+ * the id. A lost, stale or torn index (a crash, two writers at once) can only make a lookup miss, and the
+ * caller then reads the whole inbox and rebuilds it; a write that fails (a read-only workspace) is
+ * skipped. A name indexed is not read again while it stays in the inbox: a tool writes each signal file
+ * once (docs/delivery.md), and a file removed and another made under its name between two lookups keeps
+ * the first one's id in the index until a lookup misses and rebuilds it. The claim is removed before the pack or names are rewritten and written after, so
  * a crash in between leaves the inbox listed next time, never a partial index trusted; and each writing has
  * a generation of its own, in the pack, the names and the claim, so the files of two writers at once are
  * never taken for one index (inboxIdGenerationSchema).
@@ -132,22 +136,33 @@ export class InboxIdIndex {
       // The inbox cannot be listed: the caller's read of it reports why.
       return false;
     }
+    // An invalid file is not indexed, so it is read again next time. One that may still be written (empty
+    // or cut-off, changed a moment ago) keeps the inbox unclaimed: its writer finishes it in place, which
+    // changes no name of the folder, and a claim would keep the next lookup from reading it.
+    let unsettled = false;
     for (const file of listing) {
       if (!isSignalFileName(file)) continue;
       listed.push(file);
       if (known?.has(file)) continue;
       this.lastFilesRead++;
-      const message = readValidFile(joinPath(this.inbox, file), (bytes) => judgeSignal(bytes, this.expect));
-      // An invalid file is read again next time: it may be a signal still being written.
-      if (message) added.push({ id: message.id.toLowerCase(), file });
+      let read: ReadFile;
+      try {
+        read = readBoxFile(joinPath(this.inbox, file));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      const judged = judgeBoxFile(read, (bytes) => judgeSignal(bytes, this.expect));
+      if (judged.ok) added.push({ id: judged.value.id.toLowerCase(), file });
+      else unsettled ||= mayStillBeWritten(judged, read.mtimeMs, SETTLE_MS);
     }
     // Every file was read, but an id is only found through the pack: a rebuild that could not be
     // written (a folder planted at the pack or at names, a read-only workspace) has the caller read the inbox.
-    if (index === undefined || known === undefined) return this.store(added) && this.claim(before);
+    if (index === undefined || known === undefined) return this.store(added) && !unsettled && this.claim(before);
     const kept = listed.filter((file) => known.has(file));
     const changed = added.length > 0 || kept.length < known.size;
     if (!changed) this.trusted = index.generation;
-    if (!changed || this.store(added, { generation: index.generation, kept })) this.claim(before);
+    if ((!changed || this.store(added, { generation: index.generation, kept })) && !unsettled) this.claim(before);
     return false;
   }
 
@@ -166,7 +181,7 @@ export class InboxIdIndex {
    * After fed wrote only ack files into an inbox the index covered (stillCovers right before): the claim
    * moves to the folder as it is now, unless someone rewrote the claim meanwhile. An ack is no signal, so
    * the index still holds every signal file. A name another tool adds between that check and this look
-   * (the few syscalls of an ack) is taken as covered: a new id is still found (an id the index does not
+   * (while fed writes the batch's acks, each flushed unless the write is not durable) is taken as covered: a new id is still found (an id the index does not
    * have lists the inbox), a second copy of an indexed id waits for the next change of the inbox, or for
    * an ack by id that finds every copy the index names acknowledged (that lists it too).
    */
@@ -225,7 +240,20 @@ export class InboxIdIndex {
     try {
       const old = update && this.readPack(update.generation);
       if (update && old === undefined) return false;
+      // No name twice: `kept` are names indexed before, `entries` names read now that were not, each once.
+      const names = [...(update?.kept ?? [])];
+      for (const { file } of entries) names.push(file);
       const touched = new Map<number, InboxIdShard>();
+      // Pairs of names gone from the inbox stay in the shards an update does not touch: once they make the
+      // pack twice what its names need, every shard is rewritten with only the pairs of names still there.
+      if (old && old.bytes.length - INBOX_ID_PACK_HEADER_BYTES > 2 * pairBytesNeeded(names)) {
+        const still = new Set(names);
+        for (let key = 0; key < INBOX_ID_SHARDS; key++) {
+          const shard = shardIn(old, key);
+          if (shard === undefined) return false;
+          touched.set(key, livePairs(shard, still));
+        }
+      }
       for (const { id, file } of entries) {
         const key = shardOf(id);
         let shard = touched.get(key);
@@ -240,9 +268,6 @@ export class InboxIdIndex {
         const shard = touched.get(key);
         return shard ? JSON.stringify(shard) : old ? shardBytes(old, key) : '';
       });
-      // No name twice: `kept` are names indexed before, `entries` names read now that were not, each once.
-      const names = [...(update?.kept ?? [])];
-      for (const { file } of entries) names.push(file);
       const generation = randomBytes(8).toString('hex');
       this.beforeWrite(this.dir);
       ensureDirectory(this.dir, { durable: false });
@@ -390,6 +415,20 @@ function shardBytes(pack: { bytes: Buffer; header: InboxIdPackHeader }, key: num
 function shardIn(pack: { bytes: Buffer; header: InboxIdPackHeader }, key: number): InboxIdShard | undefined {
   const bytes = shardBytes(pack, key);
   return bytes.length === 0 ? [] : validJson(bytes, inboxIdShardSchema);
+}
+
+/** About the bytes the shards of these names take: each name beside an id (a UUID's 36 characters), quoted and separated. */
+function pairBytesNeeded(names: readonly string[]): number {
+  let bytes = 0;
+  for (const name of names) bytes += name.length + 42;
+  return bytes;
+}
+
+/** The pairs of a shard whose names are still in the inbox. */
+function livePairs(shard: InboxIdShard, names: ReadonlySet<string>): InboxIdShard {
+  const live: InboxIdShard = [];
+  for (let at = 0; at < shard.length; at += 2) if (names.has(shard[at + 1]!)) live.push(shard[at]!, shard[at + 1]!);
+  return live;
 }
 
 /** Whether the shard has this id beside this name already. */

@@ -1,4 +1,5 @@
 import { readFileBounded } from '../../../infra/fs/read-file-bounded.js';
+import type { Judged } from '../../../core/schema/judge-signal.js';
 import { MAX_SIGNAL_BYTES } from '../../../core/schema/signal.js';
 import { isAckFileName } from './signal-file-name.js';
 
@@ -20,6 +21,8 @@ export interface ReadFile {
   mtimeMs?: number;
 }
 
+const EMPTY_FILE = 'the file is empty';
+
 export function statKey(stat: { ino: number; size: number; mtimeMs: number }): string {
   return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
 }
@@ -36,7 +39,7 @@ export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile
     const key = statKey(read.stat);
     const mtimeMs = read.stat.mtimeMs;
     return read.bytes.length === 0
-      ? { bytes: undefined, key, problem: 'the file is empty', mtimeMs }
+      ? { bytes: undefined, key, problem: EMPTY_FILE, mtimeMs }
       : { bytes: read.bytes, key, problem: undefined, mtimeMs };
   }
   if (read.code === 'ELOOP') return { bytes: undefined, key: 'symlink', problem: 'a symbolic link, not a signal file' };
@@ -48,6 +51,13 @@ export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile
     special: !read.stat.isFile(),
     mtimeMs: read.stat.mtimeMs,
   };
+}
+
+/** A box file as read, judged: its bytes by `judge`, else why it could not be (an empty file is incomplete, as one still being written). */
+export function judgeBoxFile<T>(file: ReadFile, judge: (bytes: Buffer) => Judged<T>): Judged<T> {
+  return file.bytes
+    ? judge(file.bytes)
+    : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === EMPTY_FILE };
 }
 
 /**

@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import { MAX_SIGNAL_BYTES, SETTLE_MS, type SignalAck, type SignalMessage } from '../../../core/schema/signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../../ports/signal-transport.js';
-import { leftInPlace, readBoxFile, statKey } from './parse-signal-file.js';
+import { judgeBoxFile, leftInPlace, readBoxFile, statKey } from './parse-signal-file.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../../core/schema/judge-signal.js';
 
 // The shapes of stored signals are the signal transport port's (file-signal-v1 is its file adapter).
@@ -225,9 +225,7 @@ export class SignalBoxReader {
       this.work.statted++;
       const file = readBoxFile(path, this.maxBytes);
       this.work.parsed++;
-      const judged: Judged<T> = file.bytes
-        ? judge(file.bytes)
-        : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
+      const judged = judgeBoxFile(file, judge);
       cache.set(name, leftInPlace(name, file) ? { key: file.key, judged, special: true } : { key: file.key, judged });
       // Empty or cut-off JSON that changed a moment ago may be a signal a slow writer is still writing.
       const unsettled = mayStillBeWritten(judged, file.mtimeMs, this.settleMs);
