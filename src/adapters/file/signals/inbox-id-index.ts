@@ -49,19 +49,20 @@ const MAX_PACK_BYTES = 2 * MAX_INDEX_BYTES;
  *
  * A lookup while the inbox folder is still the one covered reads the small claim and one shard of the
  * pack, not the inbox: no name was added or removed since, so the shard knows every copy of the id.
- * Otherwise the inbox is listed and only the names not indexed yet are read. fed's own acks change the folder too, so
- * an ack by id that found the index covering the inbox moves the claim past its own ack file
- * (coverOwnWrites) — without that, every later ack would list 100 000 names.
+ * Otherwise the inbox is listed and only the names not indexed yet are read. fed's own acks change the
+ * folder too, so an ack by id that found the index covering the inbox moves the claim past its own ack
+ * file (coverOwnWrites) — without that, every later ack would list 100 000 names.
  *
  * It is only ever a hint, kept without fsync and best effort: a name it gives is read and checked to carry
  * the id. A lost, stale or torn index (a crash, two writers at once) can only make a lookup miss, and the
  * caller then reads the whole inbox and rebuilds it; a write that fails (a read-only workspace) is
- * skipped. A name indexed is not read again while it stays in the inbox: a tool writes each signal file
- * once (docs/delivery.md), and a file removed and another made under its name between two lookups keeps
- * the first one's id in the index until a lookup misses and rebuilds it. The claim is removed before the pack or names are rewritten and written after, so
- * a crash in between leaves the inbox listed next time, never a partial index trusted; and each writing has
- * a generation of its own, in the pack, the names and the claim, so the files of two writers at once are
- * never taken for one index (inboxIdGenerationSchema).
+ * skipped. The claim is removed before the pack or names are rewritten and written after, so a crash in
+ * between leaves the inbox listed next time, never a partial index trusted; and each writing has a
+ * generation of its own, in the pack, the names and the claim, so the files of two writers at once are
+ * never taken for one index (inboxIdGenerationSchema). A name indexed is not read again while it stays in
+ * the inbox: a tool writes each signal file once (docs/delivery.md), and a file removed and another made
+ * under its name between two lookups keeps the first one's id in the index until a lookup misses and
+ * rebuilds it.
  */
 export class InboxIdIndex {
   /** How many signal files the last refresh or rebuild read (tests count them). */

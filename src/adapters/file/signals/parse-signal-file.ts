@@ -53,7 +53,10 @@ export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile
   };
 }
 
-/** A box file as read, judged: its bytes by `judge`, else why it could not be (an empty file is incomplete, as one still being written). */
+/**
+ * A box file as read, judged: its bytes by `judge`, else why it could not be read (an empty file is
+ * incomplete, as one still being written is).
+ */
 export function judgeBoxFile<T>(file: ReadFile, judge: (bytes: Buffer) => Judged<T>): Judged<T> {
   return file.bytes
     ? judge(file.bytes)
