@@ -290,7 +290,7 @@ export class InboxIdIndex {
   }
 
   /** The whole pack when it is one of `generation` (what an update of a few shards starts from), or undefined. */
-  private readPack(generation: string): { bytes: Buffer; header: InboxIdPackHeader } | undefined {
+  private readPack(generation: string): WholePack | undefined {
     const bytes = this.readBytes(INBOX_ID_PACK_FILE, MAX_PACK_BYTES);
     if (bytes === undefined) return undefined;
     const header = readInboxIdPackHeader(bytes, bytes.length);
@@ -303,8 +303,7 @@ export class InboxIdIndex {
    */
   private readKnown(): InboxIdNames | undefined {
     const header = this.readPackParts((read, size) => {
-      const bytes = read(0, INBOX_ID_PACK_HEADER_BYTES);
-      const found = bytes && readInboxIdPackHeader(bytes, size);
+      const found = headerOf(read, size);
       return found?.sound() ? found : undefined;
     });
     const names = header && this.readJson(INBOX_ID_NAMES_FILE, inboxIdNamesSchema);
@@ -319,8 +318,7 @@ export class InboxIdIndex {
     const trusted = this.trusted;
     if (trusted === undefined) return undefined;
     const text = this.readPackParts((read, size) => {
-      const bytes = read(0, INBOX_ID_PACK_HEADER_BYTES);
-      const header = bytes && readInboxIdPackHeader(bytes, size);
+      const header = headerOf(read, size);
       const range = header?.generation === trusted ? header.range(key) : undefined;
       return range && read(range.start, range.length)?.toString('utf8');
     });
@@ -399,6 +397,18 @@ function skipped(error: unknown): false {
   return false;
 }
 
+/** A pack read whole, with its header. */
+interface WholePack {
+  bytes: Buffer;
+  header: InboxIdPackHeader;
+}
+
+/** The header of the pack being read in parts (readFileParts), or undefined when it is not a pack's. */
+function headerOf(read: (start: number, length: number) => Buffer | undefined, size: number) {
+  const bytes = read(0, INBOX_ID_PACK_HEADER_BYTES);
+  return bytes && readInboxIdPackHeader(bytes, size);
+}
+
 /** Bytes as JSON valid to `schema`, or undefined. */
 function validJson<T>(bytes: Buffer, schema: z.ZodType<T>): T | undefined {
   const parsed = parseJsonText(bytes.toString('utf8'));
@@ -407,13 +417,13 @@ function validJson<T>(bytes: Buffer, schema: z.ZodType<T>): T | undefined {
 }
 
 /** A shard's bytes in a pack (its header read already and sound: every range in the file). */
-function shardBytes(pack: { bytes: Buffer; header: InboxIdPackHeader }, key: number): Buffer {
+function shardBytes(pack: WholePack, key: number): Buffer {
   const { start, length } = pack.header.range(key)!;
   return pack.bytes.subarray(start, start + length);
 }
 
 /** A shard of a pack, valid, or undefined when it is not what fed writes (torn or planted). */
-function shardIn(pack: { bytes: Buffer; header: InboxIdPackHeader }, key: number): InboxIdShard | undefined {
+function shardIn(pack: WholePack, key: number): InboxIdShard | undefined {
   const bytes = shardBytes(pack, key);
   return bytes.length === 0 ? [] : validJson(bytes, inboxIdShardSchema);
 }
