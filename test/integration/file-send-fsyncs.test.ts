@@ -9,6 +9,9 @@ import { describe, expect, it, vi } from 'vitest';
 const events: string[] = [];
 let recording = false;
 const openPaths = new Map<number, string>();
+/** When set, the flush of a temp file under this folder is held until `releaseHeld` runs (or a safety valve). */
+let holdTempIn: string | undefined;
+let releaseHeld: (() => void) | undefined;
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   const wrapped = {
@@ -23,12 +26,28 @@ vi.mock('node:fs', async (importOriginal) => {
       return real.fsyncSync(fd);
     },
     fsync: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-      if (recording) events.push(`fsync ${openPaths.get(fd)}`);
-      return real.fsync(fd, callback);
+      const path = openPaths.get(fd)!;
+      if (recording) events.push(`fsync ${path}`);
+      if (holdTempIn === undefined || dirname(path) !== holdTempIn || !path.endsWith('.tmp'))
+        return real.fsync(fd, callback);
+      // Held: flushed only once released, and said when it is done.
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        real.fsync(fd, (error) => {
+          events.push(`flushed ${path}`);
+          callback(error);
+        });
+      };
+      releaseHeld = release;
+      // A send that waited for this flush before publishing anything would otherwise never end.
+      setTimeout(release, 2_000).unref();
     },
     linkSync: (from: string, to: string) => {
       real.linkSync(from, to);
       if (recording) events.push(`link ${to}`);
+      if (holdTempIn !== undefined && basename(dirname(to)) === 'inbox') setImmediate(() => releaseHeld?.());
     },
   };
   return { ...wrapped, default: wrapped };
@@ -86,6 +105,32 @@ describe('a durable file send (issue #31, row 6)', () => {
       'publish in outbox',
       'fsync folder outbox',
     ]);
+  });
+
+  it("publishes the inbox copy once its own file is flushed, while the outbox copy's file still flushes", async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    const outbox = `${root}/.fed/signals/outbox`;
+    events.length = 0;
+    holdTempIn = outbox;
+    recording = true;
+    try {
+      await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Write the doc' });
+    } finally {
+      recording = false;
+      holdTempIn = undefined;
+      releaseHeld = undefined;
+    }
+    const inboxPublished = events.findIndex((event) =>
+      event.startsWith(`link ${root}/.fed/teams/docs/.fed/signals/inbox/`),
+    );
+    const outboxFlushed = events.findIndex((event) => event.startsWith(`flushed ${outbox}/`));
+    const outboxPublished = events.findIndex((event) => event.startsWith(`link ${outbox}/`));
+    expect(inboxPublished).toBeGreaterThan(-1);
+    expect(inboxPublished).toBeLessThan(outboxFlushed);
+    // The outbox copy itself is still published only once its file is flushed.
+    expect(outboxFlushed).toBeLessThan(outboxPublished);
   });
 
   it("a team's send refreshes its lastActive with no fsync: a refresh is best effort", async () => {

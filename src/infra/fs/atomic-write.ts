@@ -112,22 +112,24 @@ function discardTemp(tmp: string, fd: number, target: string, error: unknown): u
 
 /**
  * Temp files holding `data`, one beside each of `targets`, for `linkFileNoClobber` to publish (and the
- * caller to unlink after): durable ones are written and fsynced at once, so a send of several copies waits
- * for one flush to disk rather than one per copy; without fsync, one after another (nothing to wait for).
- * Each target's outcome is its own: the caller decides what a failed one means.
+ * caller to unlink after): durable ones are written at once and flushed on the thread pool together, so a
+ * send of several copies waits for one flush to disk rather than one per copy; without fsync, one after
+ * another (nothing to wait for). Each target's temp file is a promise of its own, settled when that file is
+ * on disk: a copy is published as soon as its own file is, while the next one's still flushes. The caller
+ * handles every promise (a rejected one it never awaits would be an unhandled rejection) and decides what a
+ * failed one means.
  */
-export async function writeTempFiles(
+export function writeTempFiles(
   targets: readonly string[],
   data: string,
   options: WriteOptions = {},
-): Promise<PromiseSettledResult<string>[]> {
-  const durable = options.durable ?? true;
-  if (durable) return Promise.allSettled(targets.map((target) => writeTempFileAsync(target, data)));
-  return targets.map((target): PromiseSettledResult<string> => {
+): Promise<string>[] {
+  if (options.durable ?? true) return targets.map((target) => writeTempFileAsync(target, data));
+  return targets.map((target) => {
     try {
-      return { status: 'fulfilled', value: writeTempFile(target, data, false) };
+      return Promise.resolve(writeTempFile(target, data, false));
     } catch (reason) {
-      return { status: 'rejected', reason };
+      return Promise.reject(reason as Error);
     }
   });
 }

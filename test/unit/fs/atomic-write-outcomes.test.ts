@@ -161,7 +161,9 @@ describe('replacing a file atomically, with a check right before the replace', (
 describe('temp files written without fsync (tests, caches)', () => {
   it('are written one by one, each outcome its own, with no descriptor left open', async () => {
     const dir = tempDir();
-    const results = await writeTempFiles([join(dir, 'a.json'), join(dir, 'gone', 'b.json')], 'x', { durable: false });
+    const results = await Promise.allSettled(
+      writeTempFiles([join(dir, 'a.json'), join(dir, 'gone', 'b.json')], 'x', { durable: false }),
+    );
     expect(results[0]).toEqual({ status: 'fulfilled', value: expect.stringContaining(`${dir}/.a.json.`) });
     expect(readFileSync((results[0] as PromiseFulfilledResult<string>).value, 'utf8')).toBe('x');
     expect(results[1]).toEqual({ status: 'rejected', reason: expect.objectContaining({ code: 'ENOENT' }) });
@@ -170,7 +172,7 @@ describe('temp files written without fsync (tests, caches)', () => {
 
   it('leave no descriptor open when written durably either', async () => {
     const dir = tempDir();
-    const [result] = await writeTempFiles([join(dir, 'a.json')], 'x');
+    const [result] = await Promise.allSettled(writeTempFiles([join(dir, 'a.json')], 'x'));
     expect(result?.status).toBe('fulfilled');
     expect(openDescriptorsUnder(dir)).toEqual([]);
   });

@@ -45,7 +45,7 @@ describe('temp files for durable publishing', () => {
   it('hold the data, flushed, one beside each target', async () => {
     const dir = tempDir();
     const targets = ['a', 'b'].map((name) => join(dir, `${name}.json`));
-    const written = await writeTempFiles(targets, '{"x":1}\n');
+    const written = await Promise.allSettled(writeTempFiles(targets, '{"x":1}\n'));
     expect(written.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
     for (const result of written)
       expect(readFileSync((result as PromiseFulfilledResult<string>).value, 'utf8')).toBe('{"x":1}\n');
@@ -54,7 +54,7 @@ describe('temp files for durable publishing', () => {
   it('a failed fsync leaves no temp file behind, and its error names the target', async () => {
     const dir = tempDir();
     failingFsync = diskError();
-    const [result] = await writeTempFiles([join(dir, 'a.json')], '{"x":1}\n');
+    const [result] = await Promise.allSettled(writeTempFiles([join(dir, 'a.json')], '{"x":1}\n'));
     expect(result).toMatchObject({ status: 'rejected', reason: { code: 'EIO', path: join(dir, 'a.json') } });
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -62,7 +62,9 @@ describe('temp files for durable publishing', () => {
   it('each target fails on its own: a missing folder is refused for that copy, the other is written', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'here'));
-    const [missing, here] = await writeTempFiles([join(dir, 'gone', 'a.json'), join(dir, 'here', 'a.json')], 'x');
+    const [missing, here] = await Promise.allSettled(
+      writeTempFiles([join(dir, 'gone', 'a.json'), join(dir, 'here', 'a.json')], 'x'),
+    );
     expect(missing).toMatchObject({ status: 'rejected', reason: { code: 'ENOENT' } });
     expect(here?.status).toBe('fulfilled');
   });

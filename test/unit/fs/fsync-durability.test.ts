@@ -91,10 +91,10 @@ describe('what a durable write fsyncs', () => {
   it('temp files for a send: each one fsynced when durable, none otherwise', async () => {
     const dir = tempDir();
     const synced = recordFsyncs();
-    await writeTempFiles([join(dir, 'a'), join(dir, 'b')], 'x');
+    await Promise.allSettled(writeTempFiles([join(dir, 'a'), join(dir, 'b')], 'x'));
     expect(kinds(synced, dir)).toEqual(['temp', 'temp']);
     synced.length = 0;
-    await writeTempFiles([join(dir, 'c')], 'x', { durable: false });
+    await Promise.allSettled(writeTempFiles([join(dir, 'c')], 'x', { durable: false }));
     expect(synced).toEqual([]);
   });
 

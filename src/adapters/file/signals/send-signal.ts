@@ -82,7 +82,8 @@ function sendLockPath(recipient: SignalWorkspace, id: string): string {
  * there and completes whatever is missing, with the original message. When the outbox copy fails after the
  * signal reached the inbox, the error says it was delivered and gives the id, so nobody sends it again as new.
  * The missing copies are written to temp files at once — their fsyncs overlap, and no reader takes a temp
- * file for a signal — and only then published, each complete, in that order.
+ * file for a signal — and each is published, complete, once its own file is on disk and the copy before it
+ * is published: the inbox copy's link and folder flush overlap the outbox file's flush.
  */
 async function deliverCopies(
   recipient: SignalWorkspace,
@@ -103,34 +104,34 @@ async function deliverCopies(
   const name = inInbox?.file ?? inOutbox?.file ?? signalFileName(message);
   const missing = [...(inInbox ? [] : [recipient.inbox]), ...(inOutbox ? [] : [sender.outbox])];
   const temps = new Map(missing.map((dir, i) => [dir, i]));
-  const written = await writeTempFiles(
+  const written = writeTempFiles(
     missing.map((dir) => join(dir, name)),
     text,
     writeOptions,
   );
-  const temp = (dir: string): string => {
-    const result = written[temps.get(dir)!]!;
-    if (result.status === 'rejected') throw result.reason;
-    return result.value;
-  };
-  const discard = () => {
-    for (const result of written) if (result.status === 'fulfilled') unlinkQuietly(result.value);
+  // Every temp file's outcome is handled here, whichever copy fails first; what was written is removed
+  // once the copies are published (or one could not be).
+  const settled = Promise.allSettled(written);
+  const temp = (dir: string): Promise<string> => written[temps.get(dir)!]!;
+  const discard = async () => {
+    for (const result of await settled) if (result.status === 'fulfilled') unlinkQuietly(result.value);
   };
 
   let file: string;
   try {
-    file = inInbox?.file ?? (await linkSignalFile(temp(recipient.inbox), recipient.inbox, name, writeOptions));
+    // The inbox copy is published once its own file is on disk: the outbox copy's flush goes on meanwhile.
+    file = inInbox?.file ?? (await linkSignalFile(await temp(recipient.inbox), recipient.inbox, name, writeOptions));
   } catch (error) {
-    discard();
+    await discard();
     throw error;
   }
   let outboxFile: string;
   try {
-    outboxFile = inOutbox?.file ?? (await linkSignalFile(temp(sender.outbox), sender.outbox, file, writeOptions));
+    outboxFile = inOutbox?.file ?? (await linkSignalFile(await temp(sender.outbox), sender.outbox, file, writeOptions));
   } catch (error) {
     throw new SignalOutboxCopyError(message.id, join(recipient.inbox, file), sender.outbox, error);
   } finally {
-    discard();
+    await discard();
   }
   return {
     message,
