@@ -19,7 +19,10 @@
  *   of `--parallel 2` — the speed-up if `--parallel 2` had kept both cores busy throughout. The speed-up
  *   is the ratio of the two runs' busy cores times the ratio of their work, so a `--parallel 1` that
  *   already keeps more than one core busy (the agent and the launcher overlap; V8 compiles and collects
- *   on threads of its own) lowers the bound below 2.
+ *   on threads of its own) lowers the bound below 2. Tighter still, the same with `--parallel 2`'s start
+ *   on one core: until its first agent starts, `fed run` is the only process of the run (the preload
+ *   records each process's start), so the rest of its busy time has both cores at most — the most
+ *   `--parallel 2` can reach on this machine in that round, which the row's goal is set against too.
  * - The CPU of the `fed run` process itself (the coordinator, which launches every team and applies
  *   every agent's events) per team event applied — a lifecycle journal line — at `--parallel` 1, 2, 4
  *   and 8: flat in N, or more cores would wait on it. Goal: `--parallel 8`'s ≤ 1.2× `--parallel 1`'s.
@@ -131,6 +134,8 @@ interface Measured {
   cpuMs: number;
   /** The CPU of the process `measured` started itself (for `fed run`, the coordinator). */
   ownCpuMs: number;
+  /** How long it ran before the first node process it started (for `fed run`, the first agent) began. */
+  aloneMs: number;
   /** The machine's busy time while it ran (./machine-busy.ts), undefined where that cannot be read. */
   busyMs: number | undefined;
 }
@@ -143,6 +148,7 @@ async function measured(
   node = process.execPath,
 ): Promise<Measured> {
   const busyBefore = machineBusyMs();
+  const startedAt = Date.now();
   const started = performance.now();
   const child = spawn(node, args, {
     cwd,
@@ -163,9 +169,12 @@ async function measured(
   if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}: ${output}`);
   const usage = usageOf(cwd);
   const cpuMs = usage.reduce((sum, process) => sum + process.cpuMs, 0);
-  const ownCpuMs = usage.find((process) => process.argv.join('\0') === args.join('\0'))?.cpuMs ?? Number.NaN;
+  const own = (process: ProcessUsage) => process.argv.join('\0') === args.join('\0');
+  const ownCpuMs = usage.find(own)?.cpuMs ?? Number.NaN;
+  const childStarts = usage.filter((process) => !own(process)).map((process) => process.startedAt);
+  const aloneMs = childStarts.length ? Math.min(...childStarts) - startedAt : wallMs;
   const busyMs = busyBefore === undefined || busyAfter === undefined ? undefined : busyAfter - busyBefore;
-  return { wallMs, cpuMs, ownCpuMs, busyMs };
+  return { wallMs, cpuMs, ownCpuMs, aloneMs, busyMs };
 }
 
 /** A broker that answers every event (or command) with success and applies nothing: fed-agent with no fed around it. */
@@ -347,6 +356,9 @@ export default async function runParallelBench(): Promise<void> {
     const busyCores = { 1: [] as number[], 2: [] as number[] };
     const busyPerTeam: number[] = [];
     const bounds: number[] = [];
+    // The same with --parallel 2's start, before its first agent, on one core; and that start.
+    const startBounds: number[] = [];
+    const alone: number[] = [];
     // The machine's bound, two bare CPU loops side by side against one after the other, and the
     // coordinator's CPU per team event at each --parallel.
     const loopBounds: number[] = [];
@@ -373,6 +385,8 @@ export default async function runParallelBench(): Promise<void> {
         busyCores[1].push(one.busyMs / one.wallMs);
         busyCores[2].push(two.busyMs / two.wallMs);
         bounds.push(one.wallMs / (two.busyMs / 2));
+        alone.push(two.aloneMs);
+        startBounds.push(one.wallMs / (two.aloneMs + (two.busyMs - two.aloneMs) / 2));
         busyPerTeam.push(two.busyMs / TEAMS);
       }
     }
@@ -435,6 +449,18 @@ export default async function runParallelBench(): Promise<void> {
         `fed run --parallel 2 over --parallel 1: the bound on 2 cores (--parallel 1's wall time / half the machine's busy time during --parallel 2)`,
         bounds,
       );
+      const start = summarize(alone);
+      report({
+        name: `fed run --parallel 2, its start: the run's only process until its first agent starts`,
+        value: start.median,
+        unit: 'ms',
+        spread: start,
+        rounds: ROUNDS,
+      });
+      reportRoundRatios(
+        `fed run --parallel 2 over --parallel 1: the bound on 2 cores with that start on one (--parallel 1's wall time / (the start + half the rest of the busy time))`,
+        startBounds,
+      );
     } else
       process.stdout.write('  (no /proc/stat here: the cores kept busy and the bound they set are not measured)\n');
     reportRoundRatios(`fed run --parallel 2 over --parallel 1, wall-clock speed-up (${TEAMS} teams)`, speedups);
@@ -447,6 +473,11 @@ export default async function runParallelBench(): Promise<void> {
       speedups.map((speedup, i) => speedup / loopBounds[i]!),
       { text: '≥ 0.9', met: (median) => median >= 0.9 },
     );
+    if (machineBusy)
+      reportRoundRatios(
+        `the most --parallel 2 can reach here (the bound with its start on one core), as a share of the machine's bound`,
+        startBounds.map((bound, i) => bound / loopBounds[i]!),
+      );
     for (const [parallel, values] of coordinatorPerEvent) {
       const s = summarize(values);
       report({

@@ -15,6 +15,8 @@ export interface ProcessUsage {
   argv: string[];
   /** User + system CPU time. */
   cpuMs: number;
+  /** When the process started, in ms since the epoch (Node's `performance.timeOrigin`). */
+  startedAt: number;
 }
 
 /** The environment that counts every node process started under it. */
