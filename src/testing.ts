@@ -143,6 +143,8 @@ export { updateRegistryIn } from './engine/registry/update-registry.js';
 export { writeRegistryStatus } from './engine/registry/team-status.js';
 export { touchLastActive } from './engine/registry/touch-activity.js';
 export { settleWorktreeGit } from './engine/registry/worktree-git.js';
+// fed's one git helper: the planted-config tests run each command through it.
+export { git, gitAsync, gitRemote } from './engine/registry/git.js';
 export { loadTeamLifecycle } from './engine/actors/team-lifecycle.js';
 export { type ConsumerOptions, TeamInboxConsumer } from './engine/actors/consume-inbox.js';
 export { initialPersistedSnapshot } from './engine/actors/lifecycle-transition.js';

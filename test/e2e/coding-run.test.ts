@@ -7,6 +7,7 @@ import { runFed } from '../helpers/fed-cli.js';
 import { writeTree } from '../helpers/fixture-repo.js';
 import { greeterCodingTeam } from '../helpers/git-federation.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
+import { FAKE_GIT_PRELUDE } from '../helpers/fake-git.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -219,7 +220,7 @@ describe('a coding team, end to end', () => {
     const bin = join(tempDir(), 'bin');
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
     writeTree(bin, {
-      git: `#!/bin/sh\nif [ "$1" = worktree ] && [ "$2" = remove ]; then kill -9 $PPID; exit 1; fi\nexec "${realGit}" "$@"\n`,
+      git: `${FAKE_GIT_PRELUDE}\nif [ "$CMD1" = worktree ] && [ "$CMD2" = remove ]; then kill -9 $PPID; exit 1; fi\nexec "${realGit}" "$@"\n`,
     });
     chmodSync(join(bin, 'git'), 0o755);
     const killed = await runFed(['--root', root, 'team', 'merge', 'app'], {
@@ -257,7 +258,7 @@ describe('a coding team, end to end', () => {
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
     const once = join(bin, 'killed');
     writeTree(bin, {
-      git: `#!/bin/sh\nif [ "$1" = ${command} ] && [ ! -e "${once}" ]; then : > "${once}"; kill -9 $$; fi\nexec "${realGit}" "$@"\n`,
+      git: `${FAKE_GIT_PRELUDE}\nif [ "$CMD1" = ${command} ] && [ ! -e "${once}" ]; then : > "${once}"; kill -9 $$; fi\nexec "${realGit}" "$@"\n`,
     });
     chmodSync(join(bin, 'git'), 0o755);
     return { PATH: `${bin}:${process.env.PATH}` };

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { FAKE_GIT_PRELUDE } from './fake-git.js';
 import { tempDir } from './temp-dir.js';
 
 /**
@@ -16,8 +17,8 @@ export async function withGitAwaitingEventLoop<T>(when: readonly string[], run: 
   writeFileSync(
     join(bin, 'git'),
     [
-      '#!/bin/sh',
-      `case "$*" in '${when.join(' ')}'*)`,
+      FAKE_GIT_PRELUDE,
+      `case "$CMD" in '${when.join(' ')}'*)`,
       `  : > '${signals}/waiting.'$$; i=0`,
       `  while [ ! -e '${signals}/go.'$$ ]; do i=$((i+1)); if [ $i -gt 1000 ]; then echo 'the event loop never ran' >&2; exit 1; fi; sleep 0.01; done`,
       `  rm -f '${signals}/waiting.'$$; echo $$ >> '${signals}/let-go';;`,

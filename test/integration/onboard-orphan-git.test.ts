@@ -13,6 +13,7 @@ import {
 } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { killEach, readPid, waitFor } from '../helpers/fixture-process.js';
+import { FAKE_GIT_PRELUDE } from '../helpers/fake-git.js';
 import { gitFederation } from '../helpers/git-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -43,8 +44,8 @@ function slowGit(refLock: string): { env: NodeJS.ProcessEnv; started: string; re
   writeFileSync(
     script,
     [
-      '#!/bin/sh',
-      'if [ "$1" = worktree ] && [ "$2" = add ] && [ ! -e "$SLOW_GIT_DIR/started" ]; then',
+      FAKE_GIT_PRELUDE,
+      'if [ "$CMD1" = worktree ] && [ "$CMD2" = add ] && [ ! -e "$SLOW_GIT_DIR/started" ]; then',
       '  mkdir -p "$(dirname "$SLOW_GIT_LOCK")" && : > "$SLOW_GIT_LOCK"',
       // Written whole, then renamed: a reader never sees the file before the pid is in it.
       '  echo $$ > "$SLOW_GIT_DIR/started.tmp" && mv "$SLOW_GIT_DIR/started.tmp" "$SLOW_GIT_DIR/started"',

@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { findExecutable, leftOutReason } from '../../infra/process/find-executable.js';
+import { CONFIG_LISTING_ARGS, needsConfigListing, safeArgs, safeEnv } from './git-safety.js';
 
 /** git as found on PATH, once per PATH: never one a sandboxed agent could have planted (find-executable.ts). */
 let found: { path: string | undefined; for: string | undefined; why: string } | undefined;
@@ -18,16 +19,22 @@ function gitProgram(): string {
 
 /**
  * Run git with an argument array (never a shell string) and return its stdout, trimmed unless `raw`
- * (porcelain formats start with significant spaces); throws with stderr.
+ * (porcelain formats start with significant spaces); throws with stderr. Every git fed runs — this, and
+ * the asynchronous ones below — ignores what a repository's or worktree's config could make it run
+ * (git-safety.ts): before a command that may run drivers, the config is listed to switch them off.
  */
 export function git(cwd: string, args: readonly string[], options: { raw?: boolean } = {}): string {
-  try {
-    const out = execFileSync(gitProgram(), args, {
+  const run = (argv: readonly string[]) =>
+    execFileSync(gitProgram(), argv, {
       cwd,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       maxBuffer: 256 * 1024 * 1024,
+      env: safeEnv(process.env),
     });
+  try {
+    const listing = needsConfigListing(args) ? run(['--no-pager', ...CONFIG_LISTING_ARGS]) : undefined;
+    const out = run(safeArgs(args, listing));
     return options.raw ? out : out.trim();
   } catch (error) {
     throw gitFailure(args, error);
@@ -50,30 +57,31 @@ export async function gitAsync(cwd: string, args: readonly string[], options: { 
  * types (no terminal prompt), so an unreachable remote is an answer, not a hang. Its stdout, trimmed.
  */
 export async function gitRemote(cwd: string, args: readonly string[], timeoutMs: number): Promise<string> {
-  const out = await runGitAsync(cwd, args, { timeout: timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+  // Never waiting for a password: FORCED_ENV turns git's terminal prompt off for every git fed runs.
+  const out = await runGitAsync(cwd, args, { timeout: timeoutMs });
   return out.trim();
 }
 
-async function runGitAsync(
-  cwd: string,
-  args: readonly string[],
-  options: { timeout?: number; env?: NodeJS.ProcessEnv },
-): Promise<string> {
+async function runGitAsync(cwd: string, args: readonly string[], options: { timeout?: number }): Promise<string> {
   try {
     // Promisified here, not as the module loads: reading `execFile` loads child_process (the bundles load
     // Node's modules lazily, scripts/bundle-settings.mjs), which a command that runs no git — `fed monitor`,
-    // every `fed event` — would otherwise load at start-up (7 ms of a monitor cycle).
-    const running = promisify(execFile)(gitProgram(), args, {
-      cwd,
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-      ...options,
-    });
-    // Nothing is written to git: a command that would read its input gets the end of it at once (as the
-    // synchronous git's ignored stdin gives), never a pipe left open for good.
-    running.child.stdin?.end();
-    const { stdout } = await running;
-    return stdout;
+    // every `fed event` — would otherwise load at start-up.
+    const run = async (argv: readonly string[]) => {
+      const running = promisify(execFile)(gitProgram(), argv, {
+        cwd,
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+        ...options,
+        env: safeEnv(process.env),
+      });
+      // Nothing is written to git: a command that would read its input gets the end of it at once (as the
+      // synchronous git's ignored stdin gives), never a pipe left open for good.
+      running.child.stdin?.end();
+      return (await running).stdout;
+    };
+    const listing = needsConfigListing(args) ? await run(['--no-pager', ...CONFIG_LISTING_ARGS]) : undefined;
+    return await run(safeArgs(args, listing));
   } catch (error) {
     throw gitFailure(args, error);
   }
