@@ -5,20 +5,22 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { LaunchResult } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
-import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
+import { bubblewrapMissing, skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
+import { skipWithout } from '../helpers/loud-skip.js';
 
 /**
  * A team's network policy, from inside a real sandboxed launch (the built CLI), as root and as an
  * unprivileged user: the host its policy lists answers through fed's proxy, and a port of this machine's
  * loopback it lists answers directly (forwarded); every other way out — a direct connection to another
  * port, a raw IP, the federation's own port, DNS, UDP, a host Unix socket, a datagram socket pair, a TLS
- * server name other than the tunnel's — is refused, and the run's record names each host it tried. Local
+ * server name other than the tunnel's, a socket of any family but IPv4, IPv6 and netlink's routing one
+ * (AF_VSOCK: the way past the network namespace on a virtual machine) — is refused, and the run's record names each host it tried. Local
  * servers only.
  */
 
@@ -134,24 +136,80 @@ async function launchNetwork(servers: HostServers, launcher: { user?: Unprivileg
   return { root, result, transcript: readFileSync(result.lastRun.transcriptPath, 'utf8') };
 }
 
+/** The socket families the sandbox makes (socket-families.py); every other is refused by its seccomp filter. */
+const MADE_FAMILIES = ['inet', 'inet6', 'netlink route'];
+const REFUSED_FAMILIES = [
+  'unix',
+  'vsock',
+  'packet',
+  'alg',
+  'netlink audit',
+  'netlink kobject uevent',
+  'bluetooth',
+  'key',
+  'tipc',
+  'rds',
+  'xdp',
+  'can',
+  'appletalk',
+  'x25',
+  'llc',
+  'rxrpc',
+  'kcm',
+  'qipcrtr',
+  'smc',
+  'mctp',
+];
+const hasPython = existsSync('/usr/bin/python3');
+const FAMILIES_SUITE = 'the socket family tests of the network policy (need bwrap and the system Python)';
+/** What the socket family tests lack: bwrap, or the system Python that makes any socket it is asked for. */
+const familiesMissing =
+  bubblewrapMissing ?? (hasPython ? undefined : '/usr/bin/python3 is missing (apt-get install python3)');
+
 describe.each(LAUNCHERS)('a sandboxed agent launched by $label, its network a policy', (launcher) => {
+  let servers: HostServers | undefined;
+  let launching: ReturnType<typeof launchNetwork> | undefined;
+  /** The one launch the tests below read, made by the first of them (its temp folders are a test's). */
+  const launched = () => {
+    launching ??= startServers().then((started) => launchNetwork((servers = started), launcher));
+    return launching;
+  };
+  afterAll(() => {
+    if (!servers) return;
+    for (const server of [servers.allowed, servers.other, servers.own, servers.tls, servers.unix]) server.close();
+    servers.udp.close();
+    servers.dns.close();
+  });
+
   it.skipIf(skipWithoutBubblewrap(SUITE))(
     'reaches the host its policy lists, through the proxy; every other way out is refused and recorded (needs bwrap)',
     async () => {
-      const servers = await startServers();
-      try {
-        await checkLaunch(servers, launcher);
-      } finally {
-        for (const server of [servers.allowed, servers.other, servers.own, servers.tls, servers.unix]) server.close();
-        servers.udp.close();
-        servers.dns.close();
-      }
+      const run = await launched();
+      await checkLaunch(servers!, run);
     },
+    120_000,
+  );
+
+  it.skipIf(skipWithout(FAMILIES_SUITE, familiesMissing)).each(MADE_FAMILIES)(
+    'makes a socket of the family %s (needs bwrap)',
+    async (name) => {
+      expect((await launched()).transcript).toContain(`family ${name}: made\n`);
+    },
+    120_000,
+  );
+  it.skipIf(skipWithout(FAMILIES_SUITE, familiesMissing)).each(REFUSED_FAMILIES)(
+    'is refused a socket of the family %s by its seccomp filter (needs bwrap)',
+    async (name) => {
+      expect((await launched()).transcript).toContain(`family ${name}: refused (Operation not permitted)\n`);
+    },
+    120_000,
   );
 });
 
-async function checkLaunch(servers: HostServers, launcher: { user?: UnprivilegedUser }): Promise<void> {
-  const { root, result, transcript } = await launchNetwork(servers, launcher);
+async function checkLaunch(
+  servers: HostServers,
+  { root, result, transcript }: Awaited<ReturnType<typeof launchNetwork>>,
+): Promise<void> {
   const allowed = portOf(servers.allowed);
   const tls = portOf(servers.tls);
   expect(transcript).toContain(`reached localhost:${allowed} through the proxy: hello from the allowed server`);
@@ -161,7 +219,7 @@ async function checkLaunch(servers: HostServers, launcher: { user?: Unprivileged
   expect(escapes.length, transcript).toBeGreaterThanOrEqual(9);
   expect(escapes.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);
   // Unix socket pairs (with the system's Python): a datagram one refused, a seqpacket one reaching only its peer.
-  if (existsSync('/usr/bin/python3')) {
+  if (hasPython) {
     expect(transcript).toContain('escape a datagram Unix socket pair: refused (Operation not permitted)');
     expect(transcript).toContain(`a seqpacket Unix socket pair, sent to ${servers.unixPath}: its peer got exfiltrated`);
   }

@@ -4,7 +4,7 @@ import { packageRoot } from '../../../../infra/package-info.js';
 import { workspacePaths } from '../../../../core/layout.js';
 import { writeFileAtomic } from '../../../../infra/fs/atomic-write.js';
 import { LISTEN_PORTS_ENV, LISTENER_CHANNEL_FD } from '../../../../infra/process/listener-channel.js';
-import { unixSocketFilter } from './unix-socket-filter.js';
+import { socketFilter } from './socket-filter.js';
 import { SANDBOX_BROKER_PORT, SANDBOX_PROXY_PORT } from '../../../../core/schema/network-policy.js';
 
 /** The descriptor bwrap reads the seccomp filter from. */
@@ -14,7 +14,7 @@ const LISTENER = 'dist/src/apps/launch/supervise/network/sandbox-listener.js';
 
 /**
  * bwrap's arguments for a sandbox with a network policy: a network namespace of its own (loopback only),
- * and the filter that keeps it from making Unix sockets, read from the descriptor `filterLoader` opens.
+ * and the filter that keeps it to the sockets it needs (socket-filter.ts), read from the descriptor `filterLoader` opens.
  */
 export const NETWORK_NAMESPACE = ['--unshare-net', '--seccomp', String(FILTER_FD)];
 
@@ -25,12 +25,12 @@ export function filterLoader(filterFile: string): string[] {
 
 /** Where a launch writes the filter before the sandbox starts: the team's launch folder, rewritten each time. */
 export function filterFile(workspace: string): string {
-  return join(workspacePaths(workspace).launch, 'unix-socket-filter.bpf');
+  return join(workspacePaths(workspace).launch, 'socket-filter.bpf');
 }
 
 /** The filter, written for a sandbox about to start (the agent of an earlier run may have changed the file). */
 export function writeFilter(workspace: string): void {
-  writeFileAtomic(filterFile(workspace), unixSocketFilter()!, { durable: false });
+  writeFileAtomic(filterFile(workspace), socketFilter()!, { durable: false });
 }
 
 /** The ports the sandbox listens on: the proxy's, the broker's, then those forwarded to the machine's. */
@@ -63,7 +63,7 @@ const probed = new Set<string>();
 /** Why `bwrap` cannot give the sandbox a network namespace of its own here, or undefined when it can. */
 export function networkNamespaceMissing(bwrap: string): string | undefined {
   if (probed.has(bwrap)) return undefined;
-  const filter = unixSocketFilter();
+  const filter = socketFilter();
   if (!filter) return `fed knows no seccomp filter for this machine's architecture (${process.arch})`;
   // The filter on stdin here (the agent's is its prompt, hence the file).
   const probe = spawnSync(

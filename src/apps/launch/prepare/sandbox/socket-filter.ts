@@ -1,10 +1,15 @@
 /**
- * The seccomp filter of a sandbox with a network policy (bwrap `--seccomp`), as classic BPF: no process in
- * it may make a Unix socket — so none reaches a host Unix socket (docker.sock, the D-Bus buses, systemd's,
- * a terminal multiplexer's: asking the host to run something), which a read-only mount does not stop
- * and the network namespace does not cover (it cuts only the abstract ones). The sandbox reaches fed's
- * proxy and broker over its own loopback instead. Refused with EPERM:
- * - `socket(AF_UNIX, …)`;
+ * The seccomp filter of a sandbox with a network policy (bwrap `--seccomp`), as classic BPF: a process in
+ * it makes only the sockets the sandbox needs — IPv4 and IPv6, which reach nothing but the sandbox's own
+ * loopback (its network namespace), and a netlink socket of the routing family (its own interfaces: what
+ * `getifaddrs` and glibc's resolver read) — and no other. Refused with EPERM:
+ * - `socket(AF_UNIX, …)`: so none reaches a host Unix socket (docker.sock, the D-Bus buses, systemd's, a
+ *   terminal multiplexer's: asking the host to run something), which a read-only mount does not stop and
+ *   the network namespace does not cover (it cuts only the abstract ones). The sandbox reaches fed's proxy
+ *   and broker over its own loopback instead;
+ * - `socket()` of every other family: AF_VSOCK above all (on a virtual machine it reaches services on the
+ *   host's side, past the network namespace), and the rest (packet, Bluetooth, the kernel's crypto, other
+ *   netlink families: the audit log, the kernel's events), which no agent needs;
  * - `socketpair` of any type but a stream or a sequenced-packet one (a datagram pair can `sendto` a host
  *   socket by its path, or be connected to one; a stream or seqpacket pair reaches nothing but itself —
  *   the kernel drops the address a seqpacket `sendto` names, and it cannot be connected again — and
@@ -35,7 +40,13 @@ const ARCH = 4;
 const ARG0 = 16;
 const ARG1 = 24;
 
-const AF_UNIX = 1;
+const ARG2 = 32;
+
+/** The families `socket()` may make (the first argument), and netlink's one protocol (the third). */
+const AF_INET = 2;
+const AF_INET6 = 10;
+const AF_NETLINK = 16;
+const NETLINK_ROUTE = 0;
 const SOCK_STREAM = 1;
 const SOCK_SEQPACKET = 5;
 /** The low bits of socketpair's type (the rest are SOCK_NONBLOCK and SOCK_CLOEXEC). */
@@ -50,7 +61,7 @@ const ARCHITECTURES: Record<string, { audit: number; socket: number; socketpair:
 const IO_URING_SETUP = 425;
 
 /** The filter for this machine's architecture, or undefined where fed does not know its calls. */
-export function unixSocketFilter(arch: string = process.arch): Buffer | undefined {
+export function socketFilter(arch: string = process.arch): Buffer | undefined {
   const known = ARCHITECTURES[arch];
   if (!known) return undefined;
   // Labels resolved to relative jumps once the program is laid out.
@@ -67,8 +78,14 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | undefine
     [RET_K, 0, 0, RET_ALLOW],
     { label: 'socket' },
     [LD_W_ABS, 0, 0, ARG0],
-    { jeq: AF_UNIX, to: 'deny' },
-    [RET_K, 0, 0, RET_ALLOW],
+    { jeq: AF_INET, to: 'allow' },
+    { jeq: AF_INET6, to: 'allow' },
+    { jeq: AF_NETLINK, to: 'netlink' },
+    [RET_K, 0, 0, RET_EPERM],
+    { label: 'netlink' },
+    [LD_W_ABS, 0, 0, ARG2],
+    { jeq: NETLINK_ROUTE, to: 'allow' },
+    [RET_K, 0, 0, RET_EPERM],
     { label: 'socketpair' },
     [LD_W_ABS, 0, 0, ARG1],
     [AND_K, 0, 0, SOCK_TYPE_MASK],
