@@ -71,6 +71,7 @@ export type FedErrorCode =
   | 'BRANCH_EXISTS'
   | 'BRANCH_NOT_MERGED'
   | 'WORKTREE_FAILED'
+  | 'TEAM_GIT_BROKEN'
   // Team workspaces.
   | 'WORKSPACE_EXISTS'
   | 'WORKSPACE_MISSING'
@@ -101,6 +102,7 @@ export type FedErrorCode =
   // Launching a team's agent, its runs and their retries.
   | 'AGENT_COMMAND'
   | 'AGENT_HOME'
+  | 'DENY_READ'
   | 'PROMPT_TOO_LONG'
   | 'PROMPT_NUL_BYTE'
   | 'NO_BUILT_IN_AGENT'

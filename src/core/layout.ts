@@ -61,6 +61,8 @@ export const federationPaths = memoisedPaths((root: string) =>
     skills: join(root, FED_DIR, 'skills'),
     teams: join(root, FED_DIR, 'teams'),
     worktrees: join(root, FED_DIR, 'worktrees'),
+    /** A sandboxed coding team's git of its own: its new objects and its branch (src/engine/registry/team-git-store.ts). */
+    gitStores: join(root, FED_DIR, 'git'),
     /** Held by `fed team merge` (src/engine/archetypes/coding/merge.ts): one merge at a time in the main checkout. */
     mergeLock: join(root, FED_DIR, 'merge.lock'),
     gitignore: join(root, FED_DIR, '.gitignore'),
@@ -211,6 +213,11 @@ export function joinPath(dir: string, relative: string): string {
 export const workspacePaths = memoisedPaths(
   (workspace: string) => new CoreWorkspacePaths(workspace, fedDirOf(workspace)) as WorkspacePaths,
 );
+
+/** The branch of a team placed in a worktree: its work, reviewed and merged from there. */
+export function worktreeBranch(domain: string): string {
+  return `fed/${domain}`;
+}
 
 /** Workspace of a team for its placement type (docs/design/spec.md §4.1). */
 export function teamWorkspacePath(root: string, domain: string, placement: 'directory' | 'worktree'): string {

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { onboardTeam, openFederation, runDoctor } from 'fed';
+import { bubblewrapMissing } from '../helpers/bubblewrap.js';
 import { federationWithMission } from '../helpers/launch-federation.js';
 
 /** `fed doctor`'s notes about the agents that run without the sandbox, with `env` (issue 48). */
@@ -11,22 +12,31 @@ async function notes(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
 }
 
 describe('fed doctor says which agents run unsandboxed, as the user, with the user home', () => {
-  it('a coding team always; a deliverable team when agent.sandbox is false or bubblewrap is missing', async () => {
+  it('a team whose sandbox is off (agent.sandbox, or its own agent.teams.<id>.sandbox), or every team when bubblewrap is missing', async () => {
     const { root } = await federationWithMission({ mission: false });
     const env = { HOME: '/home/ann', PATH: '/no/such/bin' };
     expect(await notes(root, env)).toEqual([
       expect.stringMatching(
-        /^the agents of docs run without the sandbox: as you \(uid \d+.*\), with your home \(\/home\/ann\) — they can change anything you can \(bubblewrap \(bwrap\) is not installed/,
+        /^the agents of docs run without the sandbox: as you \(uid \d+.*\), with your home \(\/home\/ann\), your credentials and this machine's network — they can change anything you can \(bubblewrap \(bwrap\) is not installed/,
       ),
     ]);
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { sandbox: false } }));
     await onboardTeam(openFederation(root), { domain: 'api', archetypeId: 'coding' });
+    // With bubblewrap, a coding team is sandboxed like the others: only a team whose sandbox is off is named.
+    const sandboxed = { HOME: '/home/ann', PATH: process.env.PATH };
+    if (bubblewrapMissing === undefined) expect(await notes(root, sandboxed)).toEqual([]);
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ agent: { teams: { api: { sandbox: false } } } }),
+    );
+    if (bubblewrapMissing === undefined)
+      expect(await notes(root, sandboxed)).toEqual([
+        expect.stringContaining('the agents of api run without the sandbox: as you (uid '),
+      ]);
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { sandbox: false } }));
     expect(await notes(root, env)).toEqual([
       expect.stringContaining('the agents of api, docs run without the sandbox: as you (uid '),
     ]);
-    expect((await notes(root, env))[0]).toContain(
-      '(coding teams edit their checkout, always unsandboxed; agent.sandbox is false); see docs/threat-model.md',
-    );
+    expect((await notes(root, env))[0]).toContain('(agent.sandbox is false); see docs/threat-model.md');
   });
 
   it('a team of a custom archetype (no lifecycle, no agent fed launches) is left out, and doctor still runs', async () => {

@@ -212,7 +212,7 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     await expect(refused({ ...config.agent, sandbox: false, network: 'none' })).rejects.toMatchObject({
       code: 'NETWORK_POLICY_UNAVAILABLE',
       message:
-        'team "docs" has the network policy "none" (agent.network), which needs the sandbox, and agent.sandbox is false: its agent would run with this machine\'s network; turn the sandbox on (leave "sandbox": false out of agent in federate.config.json), or let this team\'s agent reach any host: set agent.network to "open"',
+        'team "docs" has the network policy "none" (agent.network), which needs the sandbox, and agent.sandbox is false: its agent would run with this machine\'s network; turn the sandbox on (leave agent.sandbox out of federate.config.json), or let this team\'s agent reach any host: set agent.network to "open"',
     });
     await expect(
       refused({ ...config.agent, sandbox: false, teams: { docs: { network: { allow: ['127.0.0.1:4000'] } } } }),
@@ -237,7 +237,7 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     expect(result).toMatchObject({ outcome: 'complete', lastRun: { sandboxed: false } });
   });
 
-  it('a coding team (never sandboxed) whose own config entry sets it a network policy is not launched; agent.network, for every team, is not refused for it', async () => {
+  it('a coding team whose own sandbox is off (agent.teams.<id>.sandbox: false) and whose config sets it a network policy is not launched, naming that setting', async () => {
     const { root, config } = await federationWithMission({ mission: false });
     await onboardTeam(openFederation(root), { domain: 'app', archetypeId: 'coding' });
     await sendSignal(openFederation(root), { to: 'app', type: 'directive', subject: 'Add greet()' });
@@ -249,22 +249,17 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
         agent: fakeAgent('complete'),
         pollMs: 50,
       });
-    await expect(launch({ ...config.agent, teams: { app: { network: 'none' } } })).rejects.toMatchObject({
+    await expect(
+      launch({ ...config.agent, teams: { app: { network: 'none', sandbox: false } } }),
+    ).rejects.toMatchObject({
       code: 'NETWORK_POLICY_UNAVAILABLE',
       message:
-        'team "app" has the network policy "none" (agent.teams.app.network), which needs the sandbox, and a team that changes its own worktree runs its agent without it: its agent would run with this machine\'s network; remove agent.teams.app.network from federate.config.json (or set it to "open"), or run this team\'s agent under a user and network of its own',
+        'team "app" has the network policy "none" (agent.teams.app.network), which needs the sandbox, and agent.teams.app.sandbox is false: its agent would run with this machine\'s network; turn the sandbox on (leave agent.teams.app.sandbox out of federate.config.json), or let this team\'s agent reach any host: set agent.teams.app.network to "open"',
     });
-    await expect(
-      launch({ ...config.agent, teams: { app: { network: { allow: ['127.0.0.1:4000'] } } } }),
-    ).rejects.toMatchObject({ code: 'NETWORK_POLICY_UNAVAILABLE' });
     // Refused before the mission is applied: the lifecycle has not moved.
     expect((await viewLifecycle(openFederation(root), app)).state).toBe(before);
-    // The federation-wide policy is the sandboxed teams' (docs/threat-model.md): the coding team launches.
-    const result = await launchTeam(openFederation(root), 'app', {
-      config: { ...config, agent: { ...config.agent, network: 'none' } },
-      agent: fakeAgent('complete'),
-      pollMs: 50,
-    });
+    // The team's own setting off, no policy set for it: it runs unsandboxed, and says so.
+    const result = await launch({ ...config.agent, teams: { app: { sandbox: false } } });
     expect(result.lastRun.sandboxed).toBe(false);
   });
 

@@ -22,7 +22,7 @@ describe('federate.config.json', () => {
   it('applies every default of docs/design/spec.md §2.3 to an empty object', () => {
     expect(validate({}).config).toEqual({
       agentCommand: 'fed-agent',
-      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true, teams: {} },
+      agent: { args: [], limits: {}, sandbox: true, denyRead: [], fixAttempts: 2, mcp: true, teams: {} },
       telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
       playbookSkill: 'domain-playbook',
       deliverable: 'deliverable.md',
@@ -43,9 +43,14 @@ describe('federate.config.json', () => {
         account: 'work',
         fixAttempts: 1,
         sandbox: false,
+        denyRead: ['~/work/secrets', '/srv/keys', '.env'],
         mcp: 'strict',
         network: { provider: true, allow: ['*.example.com', 'paste.example:443', '127.0.0.1:8080', '10.0.0.5'] },
-        teams: { docs: { network: 'none' }, api: { network: 'open' }, web: {} },
+        teams: {
+          docs: { network: 'none' },
+          api: { network: 'open', sandbox: { allow: ['unix-sockets'] } },
+          web: { sandbox: false },
+        },
       },
       telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },
       chatConfig: { teamId: '5f2b1c3e-0000-4000-8000-000000000000', channelId: '19:abc123@thread.tacv2' },
@@ -84,6 +89,30 @@ describe('federate.config.json', () => {
     ]);
     expect(problemsOf(() => validate({ agent: { teams: { 'Bad Team': { network: 'none' } } } }))).toEqual([
       'agent.teams.Bad Team: "Bad Team" is not a team id: expected a slug of lowercase letters, digits and single hyphens (like "docs-team")',
+    ]);
+  });
+
+  it("checks a team's sandbox setting and the paths no agent reads, naming the entry and what it takes", () => {
+    expect(
+      problemsOf(() =>
+        validate({
+          agent: {
+            denyRead: ['~alice/.ssh', ''],
+            teams: {
+              docs: { sandbox: 'off' },
+              api: { sandbox: { allow: ['docker'] } },
+              web: { sandbox: { deny: [] } },
+            },
+          },
+        }),
+      ),
+    ).toEqual([
+      'agent.denyRead[0]: expected a path — "~/…" in your home, absolute, or relative to the federation root (such as ".env") — got "~alice/.ssh"',
+      'agent.denyRead[1]: expected a non-empty string, got an empty string',
+      'agent.teams.docs.sandbox: expected true, false or { "allow": ["unix-sockets"] }, got "off"',
+      'agent.teams.api.sandbox.allow[0]: expected one of unix-sockets, got "docker"',
+      'agent.teams.web.sandbox.allow: expected an array, got nothing (the field is missing)',
+      'agent.teams.web.sandbox: unknown key(s) "deny"',
     ]);
   });
 

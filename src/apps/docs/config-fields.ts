@@ -36,7 +36,9 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "The CLI account the teams' agents share (default: the preset's name): a rate limit one team meets pauses the others on it until the reset.",
   'agent.fixAttempts':
     'How often a deliverable refused by the checks is handed back to the same session to fix, before the team fails.',
-  'agent.sandbox': `Run the agents of teams that study the codebase read-only (${readOnlyArchetypes}) under bubblewrap with the codebase mounted read-only; without bubblewrap, or \`false\`, a before/after check of the codebase runs instead.`,
+  'agent.sandbox': `Run every team's agent in fed's sandbox (bubblewrap): a team that studies the codebase (${readOnlyArchetypes}) writes only its own workspace, a coding team only its worktree and its branch (never the repository's config, hooks or other branches), and no agent reads your credential stores (see [threat model](../threat-model.md)). Without bubblewrap, or \`false\`, the agents run as you, said on every run; a study team's codebase is then checked before and after the run. A team's own \`agent.teams.<id>.sandbox\` overrides it.`,
+  'agent.denyRead':
+    'What no sandboxed agent reads, besides your credential stores (`~/.ssh`, `~/.aws`, `~/.config/gh`, … : see [threat model](../threat-model.md#reading)): `~/…` in your home, an absolute path, or one relative to the federation root (a codebase\'s `.env`). A folder is seen empty, a file cannot be opened; one that holds a team\'s workspace is refused at its launch.',
   'agent.home':
     "Where each sandboxed team's agent keeps its own home (`$HOME` in the sandbox): `<agent.home>/<team>`, a folder (or where one can be made), absolute or relative to the root; default: the team's `.fed/home`. Never the user's home, which the sandbox keeps read-only, nor in the federation root (relative paths lead out of it: `../agent-homes`), fed's installation or a system folder (see [threat model](../threat-model.md#the-agents-home)).",
   'agent.homeFiles':
@@ -49,7 +51,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'agent.network.allow':
     "The hosts allowed: a name, `*.<name>` (whole labels), an IP address (`[v6]` with a port), each with `:port` or any port; `127.0.0.1:<port>` or `localhost:<port>`, a port of this machine's loopback (a local model server), forwarded into the sandbox's own.",
   'agent.teams':
-    'Per team, by its id, what differs from the federation\'s agent settings (see [agents](../agents.md#a-teams-own-agent)): `{ "<team>": { "command": "codex", "model": "…", "limits": { "maxTurns": 20 }, "network": <policy> } }`. Written by `fed team onboard --agent --preset --model --max-turns --max-cost-usd --max-minutes` and the dashboard\'s onboarding form; `fed team show` says where each setting of a team comes from.',
+    'Per team, by its id, what differs from the federation\'s agent settings (see [agents](../agents.md#a-teams-own-agent)): `{ "<team>": { "command": "codex", "model": "…", "limits": { "maxTurns": 20 }, "network": <policy>, "sandbox": false | { "allow": ["unix-sockets"] } } }`. Written by `fed team onboard --agent --preset --model --max-turns --max-cost-usd --max-minutes` and the dashboard\'s onboarding form; `fed team show` says where each setting of a team comes from.',
   telemetry:
     'Metrics and traces through OpenTelemetry, sent over OTLP/HTTP (see [operations](../operations.md#telemetry)).',
   'telemetry.enabled': 'Export metrics and traces; `FED_TELEMETRY_ENABLED=true|false` overrides it.',

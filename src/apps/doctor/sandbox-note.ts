@@ -3,32 +3,31 @@ import type { Registry } from '../../core/schema/registry.js';
 import { archetypeFor } from '../../engine/archetypes/catalog.js';
 import type { Federation } from '../../engine/context.js';
 import { findBubblewrap } from '../launch/prepare/sandbox/sandbox.js';
+import { teamSandboxSetting } from '../launch/prepare/sandbox/sandbox-setting.js';
 
 /**
  * Which teams' agents run without fed's sandbox, said plainly (docs/threat-model.md): as the user, with
- * the user's home — so they can change anything the user can. Coding teams always (they edit their
- * checkout); the others when `agent.sandbox` is false or bubblewrap cannot build the sandbox here.
- * Undefined when every active team's agent is sandboxed.
+ * the user's home, credentials and network — so they can change anything the user can. A team whose
+ * sandbox is off (`agent.sandbox`, or its own `agent.teams.<id>.sandbox`), and every team when bubblewrap
+ * cannot build the sandbox here. Undefined when every active team's agent is sandboxed.
  */
 export function unsandboxedNote(fed: Federation, registry: Registry): string | undefined {
   // A team of a custom archetype has no agent fed launches (fed launch refuses it).
-  const teams = registry.teams.flatMap((team) => {
-    const archetype = statusOf(team) === 'archived' ? undefined : archetypeFor(team.archetypeId);
-    return archetype ? [{ id: team.domainId, readOnlyCodebase: archetype.readOnlyCodebase }] : [];
-  });
-  const readOnly = teams.filter((team) => team.readOnlyCodebase).map((team) => team.id);
-  const coding = teams.filter((team) => !team.readOnlyCodebase).map((team) => team.id);
-  const bwrap = fed.config.agent.sandbox && readOnly.length ? findBubblewrap(fed.env) : undefined;
-  const why = !fed.config.agent.sandbox
-    ? 'agent.sandbox is false'
-    : bwrap && 'missing' in bwrap
-      ? bwrap.missing
-      : undefined;
-  const unsandboxed = [...coding, ...(why ? readOnly : [])];
+  const teams = registry.teams.flatMap((team) =>
+    statusOf(team) !== 'archived' && archetypeFor(team.archetypeId)
+      ? [{ id: team.domainId, setting: teamSandboxSetting(fed.config.agent, team.domainId) }]
+      : [],
+  );
+  const off = teams.filter((team) => !team.setting.enabled);
+  const on = teams.filter((team) => team.setting.enabled);
+  const bwrap = on.length ? findBubblewrap(fed.env) : undefined;
+  const missing = bwrap && 'missing' in bwrap ? bwrap.missing : undefined;
+  const unsandboxed = [...off, ...(missing ? on : [])].map((team) => team.id).sort();
   if (unsandboxed.length === 0) return undefined;
   const user = `uid ${process.getuid?.() ?? '?'}${process.getuid?.() === 0 ? ', root' : ''}`;
-  return `the agents of ${unsandboxed.join(', ')} run without the sandbox: as you (${user}), with your home (${fed.env.HOME ?? 'unset'}) — they can change anything you can (${[
-    ...(coding.length ? ['coding teams edit their checkout, always unsandboxed'] : []),
-    ...(why ? [why] : []),
+  const fields = [...new Set(off.map((team) => team.setting.from))];
+  return `the agents of ${unsandboxed.join(', ')} run without the sandbox: as you (${user}), with your home (${fed.env.HOME ?? 'unset'}), your credentials and this machine's network — they can change anything you can (${[
+    ...fields.map((field) => `${field} is false`),
+    ...(missing ? [missing] : []),
   ].join('; ')}); see docs/threat-model.md`;
 }

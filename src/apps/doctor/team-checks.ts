@@ -6,12 +6,18 @@ import { CorruptFileError, FedError, RefusedError } from '../../core/errors.js';
 import { describeLockOwner, inspectLock, releaseLock } from '../../infra/fs/lock.js';
 import { takeDomainLock } from '../../engine/registry/domain-lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
-import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
+import {
+  federationPaths,
+  onboardingPaths,
+  teamWorkspacePath,
+  workspacePaths,
+  worktreeBranch,
+} from '../../core/layout.js';
 import { loadTeamLifecycle, settleTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { owedEffects } from '../../engine/actors/lifecycle-effects.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { readOnboardingIntent, settleInterruptedOnboarding } from '../../engine/registry/onboard.js';
-import { removeWorkspace, worktreeBranch } from '../../engine/registry/placement.js';
+import { removeWorkspace } from '../../engine/registry/placement.js';
 import { describeGits, settleWorktreeGit, worktreeGitLeftovers } from '../../engine/registry/worktree-git.js';
 import { relocatedWorkspace } from '../../adapters/index.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';

@@ -1,6 +1,6 @@
 import { RefusedError } from '../../core/errors.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
-import { teamWorkspacePath } from '../../core/layout.js';
+import { teamWorkspacePath, worktreeBranch } from '../../core/layout.js';
 import { ANY_HOST, type RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
@@ -8,7 +8,6 @@ import { updateRegistry } from '../../engine/registry/update-registry.js';
 import type { HeardHost, HostDirectory } from '../../ports/host-directory.js';
 import { remoteHasCommit } from '../../engine/registry/codebase.js';
 import { GitCommandError } from '../../engine/registry/git.js';
-import { worktreeBranch } from '../../engine/registry/placement.js';
 import { hostState } from './host-liveness.js';
 import type { StoreContact } from './store-contact.js';
 

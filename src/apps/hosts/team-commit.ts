@@ -1,9 +1,9 @@
 import { getTeam } from '../../core/find-team.js';
+import { worktreeBranch } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { readCodebase, REMOTE_TIMEOUT_MS } from '../../engine/registry/codebase.js';
 import { GitCommandError, gitRemote } from '../../engine/registry/git.js';
-import { worktreeBranch } from '../../engine/registry/placement.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
+import { worktreeBranch } from '../../core/layout.js';
 import { basename, dirname, resolve } from 'node:path';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { git } from '../../engine/registry/git.js';
-import { worktreeBranch } from '../../engine/registry/placement.js';
 import { CoalesceByKey } from '../../infra/watch/coalesce-by-key.js';
 import { SharedDirectoryWatchers } from '../../infra/watch/shared-directory-watchers.js';
 import { watchFolder } from '../../infra/watch/watch-folder.js';

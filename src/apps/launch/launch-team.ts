@@ -14,7 +14,7 @@ import { LaunchWatch } from './launch-watch.js';
 import { refuseOverBudget } from './prepare/federation-budget.js';
 import { acquireLeases, waitForConsumer } from './prepare/launch-leases.js';
 import { stopOrphanedRun } from './prepare/orphan-agent.js';
-import { prepareRun } from './prepare/prepare-run.js';
+import { prepareRun, type PreparedRun } from './prepare/prepare-run.js';
 import { refuseSandboxSettings, refuseUnlaunchable, refuseWithoutWork } from './prepare/refusals.js';
 import { recordRunStarted, startAgent } from './supervise/start-agent.js';
 import type { EndedRun } from './supervise/supervise-agent.js';
@@ -55,6 +55,14 @@ export async function launchTeam(fed: Federation, teamName: string, options: Lau
   return result;
 }
 
+/** What the run's sandbox owes once its agent is gone (TeamSandbox.afterRun), a failure of it said, never thrown over the run's. */
+async function afterSandbox(prepared: PreparedRun): Promise<string[]> {
+  if (!prepared.sandbox) return [];
+  return prepared.sandbox
+    .afterRun()
+    .catch((error: unknown) => [`after the sandboxed run: ${(error as Error).message}`]);
+}
+
 /**
  * The launch, phase by phase as machines/launch.machine.ts has them, each step moving its sequence
  * (`phases`): this is the one place that calls into every phase — prepare/, supervise/, judge/, record/,
@@ -75,7 +83,7 @@ async function runLaunch(
   if (!options.whenLeased) refuseUnlaunchable(team);
   await refuseOverBudget(fed, options.config);
   const archetype = archetypeOf(team);
-  refuseSandboxSettings(root, team, archetype, options);
+  refuseSandboxSettings(root, team, options);
   const leases = await acquireLeases(team);
   // Archived meanwhile: `fed team archive` holds this lease while it archives, so the status read now is final.
   await Promise.resolve(options.whenLeased?.())
@@ -116,6 +124,8 @@ async function runLaunch(
     } finally {
       // Whatever went wrong, no agent is left running unsupervised: it lives no longer than its supervision.
       await agent.stopAndClose();
+      // Then what its sandbox owes: a coding team's commits brought into the repository, before anyone reviews.
+      warnings.push(...(await afterSandbox(prepared)));
     }
     phases.step({ type: 'AGENT_EXITED' });
     const decision = await decideOutcome(launch, prepared, ended);

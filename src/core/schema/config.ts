@@ -33,6 +33,44 @@ const homeFile = nonEmptyString.refine(
   },
 );
 
+/**
+ * What a team's agent may do that the sandbox otherwise stops, by name (`agent.teams.<id>.sandbox`:
+ * `{ "allow": [...] }`), with what the team gives up for it — said on every run.
+ */
+export const SANDBOX_ALLOWANCES = {
+  'unix-sockets':
+    "its agent may make Unix sockets, so it reaches every host socket it can see (a database's, Docker's — root on this machine — the D-Bus buses')",
+} as const;
+export type SandboxAllowance = keyof typeof SANDBOX_ALLOWANCES;
+const allowanceNames = Object.keys(SANDBOX_ALLOWANCES) as [SandboxAllowance, ...SandboxAllowance[]];
+
+/** A team's own sandbox setting: on or off, or on with named allowances. */
+const teamSandboxSchema = z.union(
+  [
+    z.boolean(),
+    z.strictObject({
+      allow: z.array(
+        z.enum(allowanceNames, {
+          error: (issue) => `expected one of ${allowanceNames.join(', ')}, got ${describeValue(issue.input)}`,
+        }),
+      ),
+    }),
+  ],
+  {
+    error: (issue) =>
+      `expected true, false or { "allow": [${allowanceNames.map((n) => `"${n}"`).join(', ')}] }, got ${describeValue(issue.input)}`,
+  },
+);
+
+/** Something a sandboxed agent must not read: `~/…` in the user's home, an absolute path, or one relative to the root. */
+const deniedPath = nonEmptyString.refine(
+  (path) => !path.includes('\0') && (path === '~' || !path.startsWith('~') || path.startsWith('~/')),
+  {
+    error: (issue) =>
+      `expected a path — "~/…" in your home, absolute, or relative to the federation root (such as ".env") — got ${describeValue(issue.input)}`,
+  },
+);
+
 const collectorEndpoint = z.url({
   error: (issue) => `expected a URL such as ${DEFAULT_COLLECTOR_ENDPOINT}, got ${describeUrlValue(issue.input)}`,
 });
@@ -146,6 +184,12 @@ export const teamAgentConfigSchema = z.strictObject({
   account: nonEmptyString.optional(),
   limits: teamLimitsSchema.optional(),
   network: networkPolicySchema.optional(),
+  /**
+   * The team's own sandbox setting, over `agent.sandbox`: `false` runs its agent without one (as you, with
+   * your home, your credentials and the machine's network), `{ "allow": [...] }` in one with named
+   * allowances (SANDBOX_ALLOWANCES) — what it gives up is said on every run.
+   */
+  sandbox: teamSandboxSchema.optional(),
 });
 export type TeamAgentConfig = z.output<typeof teamAgentConfigSchema>;
 
@@ -170,8 +214,18 @@ export const agentConfigSchema = z.object({
     .int({ error: (issue) => `expected a whole number of attempts, got ${describeValue(issue.input)}` })
     .nonnegative({ error: (issue) => `expected 0 or more attempts, got ${describeValue(issue.input)}` })
     .default(2),
-  /** Run deliverable teams' agents with the codebase mounted read-only (bubblewrap, when it works here). */
+  /**
+   * Run every team's agent in fed's sandbox (bubblewrap, when it works here): a team that studies the
+   * codebase writes only its own workspace, a coding team only its worktree and its branch; none reads your
+   * credential stores. A team's own `agent.teams.<id>.sandbox` overrides it.
+   */
   sandbox: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).default(true),
+  /**
+   * What no sandboxed agent reads, besides your credential stores (src/apps/launch/prepare/sandbox/
+   * credential-stores.ts): `~/…` in your home, an absolute path, or one relative to the federation root
+   * (a codebase's `.env`). A folder is seen empty, a file cannot be opened.
+   */
+  denyRead: z.array(deniedPath).default([]),
   /**
    * Give the agent fed's MCP server (`fed mcp`) for each run, where its CLI takes one per run: `true`
    * (default) beside the CLI's own servers, `"strict"` instead of them (claude's `--strict-mcp-config`),
@@ -278,6 +332,7 @@ export const configSchema = z.object({
     args: [],
     limits: {},
     sandbox: true,
+    denyRead: [],
     fixAttempts: 2,
     mcp: true,
     teams: {},

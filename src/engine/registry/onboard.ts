@@ -6,7 +6,7 @@ import { toJsonText } from '../../core/json-text.js';
 import { releaseLock } from '../../infra/fs/lock.js';
 import { takeDomainLock } from './domain-lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
-import { federationPaths, onboardingPaths, teamWorkspacePath } from '../../core/layout.js';
+import { federationPaths, onboardingPaths, teamWorkspacePath, worktreeBranch } from '../../core/layout.js';
 import { onboardingIntentSchema, type OnboardingIntent } from '../../core/schema/onboarding-intent.js';
 import { META, teamIdSchema } from '../../core/schema/common.js';
 import { zodProblems } from '../../core/schema/problems.js';
@@ -18,7 +18,7 @@ import {
   type RegistryEntry,
 } from '../../core/schema/registry.js';
 import { recordFederationEvent, type FederationEvent } from '../federation/federation-journal.js';
-import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
+import { createWorkspace, removeWorkspace, type CreatedWorkspace } from './placement.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
 import { prepareTeamWorkspace } from './team-marker.js';

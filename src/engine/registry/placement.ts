@@ -1,20 +1,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { InvalidInputError, RefusedError } from '../../core/errors.js';
-import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
+import { federationPaths, teamWorkspacePath, worktreeBranch } from '../../core/layout.js';
 import type { PlacementType } from '../../core/schema/registry.js';
 import { git, gitAsync, gitSucceeds, gitSucceedsAsync } from './git.js';
+import { removeTeamGitStore } from './team-git-store.js';
 import { removeWorktreeAdmin } from './worktree-git.js';
 
 /** A created workspace and how to undo it if the registry commit that follows fails. */
 export interface CreatedWorkspace {
   location: string;
   remove: () => Promise<void>;
-}
-
-export function worktreeBranch(domain: string): string {
-  return `fed/${domain}`;
 }
 
 /**
@@ -121,6 +118,8 @@ export async function removeWorkspace(
     await removeWorktreeAdmin(root, workspace.location);
     if (workspace.branch && (await branchExistsAsync(root, workspace.branch)))
       await gitAsync(root, ['branch', '-D', workspace.branch]);
+    // The git of its own its sandboxed agent committed to (a worktree is named after its team).
+    await removeTeamGitStore(root, basename(workspace.location));
     return;
   }
   await rm(workspace.location, { recursive: true, force: true });

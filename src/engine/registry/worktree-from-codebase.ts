@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { RefusedError } from '../../core/errors.js';
-import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
+import { federationPaths, teamWorkspacePath, worktreeBranch } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { checkedOutCommit, fetchCommit, hasCommit } from './codebase.js';
 import { git, gitAsync, GitCommandError, gitSucceeds } from './git.js';
-import { branchExists, removeWorkspace, worktreeBranch, worktreeOfBranch, type CreatedWorkspace } from './placement.js';
+import { branchExists, removeWorkspace, worktreeOfBranch, type CreatedWorkspace } from './placement.js';
 
 /**
  * A worktree team's workspace on a host it was moved to: a worktree of this host's own clone of the

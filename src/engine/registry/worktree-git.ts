@@ -88,7 +88,7 @@ export function describeGits(running: readonly RunningProcess[]): string {
 }
 
 /** The repository's common git folder, where branches and worktree administration live. */
-function gitCommonDir(root: string): string | undefined {
+export function gitCommonDir(root: string): string | undefined {
   try {
     return resolve(root, git(root, ['rev-parse', '--git-common-dir']));
   } catch (error) {
@@ -116,7 +116,7 @@ export async function removeWorktreeAdmin(root: string, location: string): Promi
 }
 
 /** The administrative folders in the repository's common git folder `common` that belong to the worktree at `location`. */
-function adminDirsOf(common: string, location: string): string[] {
+export function adminDirsOf(common: string, location: string): string[] {
   const admin = join(common, 'worktrees');
   if (!existsSync(admin)) return [];
   return readdirSync(admin)

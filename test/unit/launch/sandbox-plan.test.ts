@@ -31,10 +31,11 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
     expect(
       bubblewrapArgs('/usr/bin/bwrap', {
         root: '/tmp/shop',
-        workspace: '/tmp/shop/.fed/teams/docs',
+        workspace: [{ kind: 'writable', path: '/tmp/shop/.fed/teams/docs' }],
+        hidden: { outsideRoot: [], inRoot: [] },
         machine,
         home,
-        program: '/tmp/ann/agents/run-agent.sh',
+        program: ['/tmp/ann/agents'],
       }),
     ).toEqual([
       '/usr/bin/bwrap',
@@ -64,10 +65,10 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       '--ro-bind-try',
       '/opt/fed',
       '/opt/fed',
-      // The agent's program, wherever it is: `--agent ./run-agent.sh` run from a temp dir.
+      // The agent's program, wherever it is: `--agent ./run-agent.sh` run from a temp dir, and its folder.
       '--ro-bind-try',
-      '/tmp/ann/agents/run-agent.sh',
-      '/tmp/ann/agents/run-agent.sh',
+      '/tmp/ann/agents',
+      '/tmp/ann/agents',
       // A root inside a temp dir is shown again, read-only; the workspace writable after it.
       '--ro-bind',
       '/tmp/shop',
@@ -98,9 +99,12 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
   it("a worktree team's checkout is read-only but its own .fed/ and its deliverable", () => {
     const args = bubblewrapArgs('bwrap', {
       root: '/r',
-      workspace: '/r/.fed/worktrees/docs',
-      worktree: '/r/.fed/worktrees/docs',
-      writableFiles: ['/r/.fed/worktrees/docs/deliverable.md'],
+      workspace: [
+        { kind: 'read-only', path: '/r/.fed/worktrees/docs' },
+        { kind: 'writable', path: '/r/.fed/worktrees/docs/.fed' },
+        { kind: 'writable', path: '/r/.fed/worktrees/docs/deliverable.md' },
+      ],
+      hidden: { outsideRoot: [], inRoot: [] },
       machine: { privateTemp: [], protectedPaths: [] },
     });
     expect(args.slice(args.indexOf('/proc') + 1)).toEqual([
@@ -124,7 +128,8 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
     const plan = (agentListens: boolean) =>
       bubblewrapArgs('bwrap', {
         root: '/r',
-        workspace: '/r/.fed/teams/docs',
+        workspace: [{ kind: 'writable', path: '/r/.fed/teams/docs' }],
+        hidden: { outsideRoot: [], inRoot: [] },
         machine: { privateTemp: [], protectedPaths: [] },
         network: { filterFile: '/r/.fed/teams/docs/.fed/launch/filter.bpf', forwardedPorts: [5432], agentListens },
       });

@@ -59,6 +59,7 @@ export function prepareFixAttempt(launch: Launch, prepared: PreparedRun, fixing:
     sandboxed: prepared.sandbox !== undefined,
     fix: { runId: prepared.run.runId, sessionId: fixing.sessionId, attempt },
   });
-  if (prepared.network) writeFilter(team.location);
+  if (prepared.network)
+    writeFilter(team.location, { unixSockets: prepared.sandbox?.allows.includes('unix-sockets') ?? false });
   return { ...prepared, context, files, run };
 }

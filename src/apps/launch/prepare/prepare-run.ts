@@ -11,14 +11,13 @@ import { InspectionRelay, inspectionRelayPath } from '../../../infra/inspect/age
 import { accountOf, activeAccountLimit } from '../account-limit.js';
 import type { Launch } from '../launch.js';
 import { readLastRun } from '../run-records.js';
-import { agentCommand, runPreset, runsBuiltInAgent, type AgentCommand } from './agent-command.js';
+import { agentCommand, agentCommandFrom, runPreset, runsBuiltInAgent, type AgentCommand } from './agent-command.js';
 import { launchContext } from './launch-context.js';
 import { writeLaunchFiles } from './launch-files.js';
 import { mcpWired } from './mcp-server.js';
 import type { LaunchReady } from './refusals.js';
 import { hostPolicy, teamNetworkPolicy, type HostPolicy } from './sandbox/host-policy.js';
-import { readOnlySandbox } from './sandbox/read-only-sandbox.js';
-import type { SandboxWrapper } from './sandbox/sandbox.js';
+import { teamSandbox, type TeamSandbox } from './sandbox/team-sandbox.js';
 
 /** The run as prepared before the agent starts: its context and prompt files, its command, sandbox and baseline. */
 export interface PreparedRun {
@@ -27,7 +26,7 @@ export interface PreparedRun {
   run: AgentCommand;
   stateBefore: string;
   /** The bubblewrap wrapper of a read-only team for the agent's program, when there is one. */
-  sandbox: SandboxWrapper | undefined;
+  sandbox: TeamSandbox | undefined;
   /** The hosts the sandboxed agent may reach through fed's proxy; undefined when no policy applies (open, no sandbox). */
   network?: HostPolicy;
   /** The codebase as it was before the run, when the read-only rule is checked before and after instead. */
@@ -39,7 +38,8 @@ export interface PreparedRun {
 /**
  * Everything the agent needs before it starts: its context and prompt (with the archetype's brief), the
  * inspection relay, its command (refused when the built-in agent cannot do the archetype's work), and
- * for a read-only team the sandbox — or, without one, the codebase baseline checked after the run.
+ * the team's sandbox — or, without one, for a team that studies the codebase the baseline checked after
+ * the run.
  */
 export async function prepareRun(launch: Launch, ready: LaunchReady): Promise<PreparedRun> {
   const { root, team, archetype, options, warnings } = launch;
@@ -61,26 +61,25 @@ export async function prepareRun(launch: Launch, ready: LaunchReady): Promise<Pr
     brief: archetype.agentBrief(context, ready.lifecycle.snapshot, team),
   });
   if (options.inspectRecord) launch.watch.relay = new InspectionRelay(inspectionRelayPath(team.location));
+  const { program, preset } = runPreset(root, options);
+  if (!archetype.builtInAgent && basename(program[0] ?? '') === DEFAULT_AGENT_COMMAND) {
+    throw new RefusedError(
+      'NO_BUILT_IN_AGENT',
+      `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set ${agentCommandFrom(options)})`,
+    );
+  }
   // Before the command: a CLI with a sandbox of its own is told to leave it off inside fed's.
-  const preset = runPreset(root, options).preset;
   const policy = hostPolicy(teamNetworkPolicy(options.config.agent, team.domainId), preset.providerHosts);
-  const { sandbox, network } = archetype.readOnlyCodebase
-    ? readOnlySandbox(launch, context, {
-        policy,
-        builtIn: runsBuiltInAgent(root, team, options),
-        homeFiles: options.config.agent.homeFiles ?? preset.homeFiles,
-        homeVariables: preset.homeVariables,
-      })
-    : { sandbox: undefined, network: undefined };
+  const sandbox = await teamSandbox(launch, context, {
+    policy,
+    builtIn: runsBuiltInAgent(root, team, options),
+    homeFiles: options.config.agent.homeFiles ?? preset.homeFiles,
+    homeVariables: preset.homeVariables,
+  });
+  const network = sandbox?.network;
   const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt, {
     sandboxed: sandbox !== undefined,
   });
-  if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
-    throw new RefusedError(
-      'NO_BUILT_IN_AGENT',
-      `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set ${run.commandFrom})`,
-    );
-  }
   // The account's limit, before the sandbox or baseline: the agent is not started while it lasts.
   const accountLimit = activeAccountLimit(
     launch.fed,

@@ -5,13 +5,13 @@ import type { TeamLifecycle } from '../../../engine/actors/lifecycle-types.js';
 import { RefusedError } from '../../../core/errors.js';
 import { statusOf } from '../../../core/find-team.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
-import type { Archetype } from '../../../engine/archetypes/archetype.js';
 import type { Launch } from '../launch.js';
 import type { LaunchOptions } from '../launch-options.js';
 import { runsBuiltInAgent } from './agent-command.js';
 import { refuseAgentHome } from './sandbox/agent-home.js';
 import { configuredNetworkPolicy } from './sandbox/host-policy.js';
-import { policyOfUnsandboxedTeam, unsandboxedPolicy } from './sandbox/network-refusal.js';
+import { unsandboxedPolicy } from './sandbox/network-refusal.js';
+import { teamSandboxSetting } from './sandbox/sandbox-setting.js';
 
 /**
  * What refuses a launch before anything is prepared (the `refusing` phase): a team paused or archived,
@@ -32,30 +32,19 @@ export function refuseUnlaunchable(team: RegistryEntry): void {
 
 /**
  * A team's sandbox settings that cannot be honoured, refused before anything is made for the launch or its
- * lifecycle moves (the mission is applied only once the launch holds its leases): for a read-only team, an
- * `agent.home` that would put the agent's writable home where it must never write, and without the
- * sandbox a network policy the config sets; for a team that changes its worktree (never sandboxed), a
- * network policy set for it alone (docs/threat-model.md: never a silent fall-back to an open network).
+ * lifecycle moves (the mission is applied only once the launch holds its leases): with the sandbox, an
+ * `agent.home` that would put the agent's writable home where it must never write; without it, a network
+ * policy the config sets (docs/threat-model.md: never a silent fall-back to an open network).
  */
-export function refuseSandboxSettings(
-  root: string,
-  team: RegistryEntry,
-  archetype: Archetype,
-  options: LaunchOptions,
-): void {
+export function refuseSandboxSettings(root: string, team: RegistryEntry, options: LaunchOptions): void {
   const { agent } = options.config;
-  if (!archetype.readOnlyCodebase) {
-    const own = agent.teams[team.domainId]?.network;
-    if (own !== undefined && own !== 'open')
-      throw policyOfUnsandboxedTeam(team.domainId, own, `agent.teams.${team.domainId}.network`);
-    return;
-  }
-  if (agent.sandbox) return refuseAgentHome(root, team, agent, options.env ?? process.env);
+  const setting = teamSandboxSetting(agent, team.domainId);
+  if (setting.enabled) return refuseAgentHome(root, team, agent, options.env ?? process.env);
   // Without the sandbox the agent has the machine's network: a policy set for it would be silently dropped
   // (the default is the sandbox's, not set for it). The built-in agent, fed's own code, opens no connection.
   const configured = configuredNetworkPolicy(agent, team.domainId);
   if (configured && configured.policy !== 'open' && !runsBuiltInAgent(root, team, options))
-    throw unsandboxedPolicy(team.domainId, configured.policy, configured.field);
+    throw unsandboxedPolicy(team.domainId, configured.policy, configured.field, setting.from);
 }
 
 /** What the checks found: the lifecycle the launch starts from, its state and mission. */

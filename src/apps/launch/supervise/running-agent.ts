@@ -126,7 +126,7 @@ export class RunningAgent {
         command: run.command.argv,
         shownCommand: run.recordedArgv,
         commandFrom: run.commandFrom,
-        wrapper: sandbox,
+        wrapper: sandbox?.wrapper,
         cwd: team.location,
         env: {
           ...(agent.broker && !builtIn ? withoutBackendEnv(baseEnv, options.config) : baseEnv),
@@ -145,7 +145,7 @@ export class RunningAgent {
         header: [
           `preset: ${run.preset.name}${run.resumedSessionId ? ` (resuming session ${run.resumedSessionId})` : ''}`,
           `transcript: ${run.transcriptPath}`,
-          `sandbox: ${sandbox ? "bubblewrap, the federation read-only but the team's workspace; fed commands through the launcher's broker" : 'none'}`,
+          `sandbox: ${sandbox ? `bubblewrap, the federation read-only but ${launch.archetype.readOnlyCodebase ? "the team's workspace" : "the team's worktree and its branch (not the repository's config, hooks or other branches)"}; no credential stores; fed commands through the launcher's broker` : 'none'}`,
         ],
         graceMs: options.graceMs,
         // fed-agent ends itself (and what it started) when its launcher is gone: no watchdog process is needed.

@@ -1,6 +1,6 @@
 import { RefusedError } from '../../../core/errors.js';
+import { worktreeBranch } from '../../../core/layout.js';
 import { git, gitSucceeds } from '../../registry/git.js';
-import { worktreeBranch } from '../../registry/placement.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 
 /** Where a coding team's change lives: its branch, and the branch of the main checkout it merges into. */

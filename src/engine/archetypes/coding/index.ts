@@ -1,4 +1,5 @@
 import type { SnapshotFrom } from 'xstate';
+import { worktreeBranch } from '../../../core/layout.js';
 import { machineEntry } from '../../../../machines/catalog.js';
 import {
   CODING_MACHINE_ID,
@@ -8,7 +9,6 @@ import {
 } from '../../../../machines/coding.machine.js';
 import { CODING_WORK_STATES, codingEventSchema } from '../../../../machines/coding.types.js';
 import { gitSucceeds } from '../../registry/git.js';
-import { worktreeBranch } from '../../registry/placement.js';
 import type { LaunchContext } from '../../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Archetype } from '../archetype.js';

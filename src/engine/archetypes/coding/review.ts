@@ -5,6 +5,7 @@ import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifec
 import { stateOf } from '../../actors/state-of.js';
 import { RefusedError } from '../../../core/errors.js';
 import { git, gitAsync } from '../../registry/git.js';
+import { bringInTeamBranch } from '../../registry/team-git-store.js';
 import { META } from '../../../core/schema/common.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { sendSignal } from '../../messaging/send-signal.js';
@@ -48,6 +49,8 @@ export async function codingTeam(fed: Federation, name: string): Promise<Registr
 export async function reviewTeam(fed: Federation, name: string): Promise<Review> {
   const { root } = fed;
   const team = await codingTeam(fed, name);
+  // What its sandboxed agent committed, brought into the repository first (its launcher may be gone).
+  await bringInTeamBranch(root, team);
   const { branch, base } = teamBranch(root, team);
   const { snapshot } = await loadTeamLifecycle(team, fed.backend.lifecycles);
   const { context } = snapshotOfMachine(codingEntry, snapshot);
@@ -93,6 +96,7 @@ export async function decideReview(
   verdict: Verdict,
 ): Promise<{ team: string; state: string }> {
   const team = await codingTeam(fed, name);
+  await bringInTeamBranch(fed.root, team);
   // Only a change that is there to review can be decided on (refused by name otherwise).
   const { branch } = teamBranch(fed.root, team);
   refuseUnlessInReview(team, (await loadTeamLifecycle(team, fed.backend.lifecycles)).snapshot);

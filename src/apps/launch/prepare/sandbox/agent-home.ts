@@ -21,7 +21,10 @@ export interface AgentHome {
   home: string;
   /** The files of the user's home it sees, read-only, at the same place under `home`. */
   files: readonly { source: string; target: string }[];
-  /** `$HOME` and each variable that moves a CLI's folder out of it (XDG_CONFIG_HOME, CODEX_HOME…), all inside `home`. */
+  /**
+   * `$HOME` and each variable that moves a CLI's folder or a build cache out of it (XDG_CONFIG_HOME,
+   * CODEX_HOME, npm_config_cache…), inside `home`; and where the user's toolchains are (RUSTUP_HOME…).
+   */
   env: Readonly<Record<string, string>>;
 }
 
@@ -37,6 +40,38 @@ const XDG_FOLDERS: HomeVariables = {
   XDG_DATA_HOME: '.local/share',
   XDG_STATE_HOME: '.local/state',
   XDG_CACHE_HOME: '.cache',
+};
+
+/**
+ * The caches a project's build writes, by ecosystem, named inside the agent's home (the user's is read-only
+ * in the sandbox: a cache an environment variable of the user's puts there could not be written). Each
+ * tool makes its folder when it first writes one.
+ */
+const BUILD_CACHES: HomeVariables = {
+  npm_config_cache: '.npm',
+  YARN_CACHE_FOLDER: '.cache/yarn',
+  PIP_CACHE_DIR: '.cache/pip',
+  UV_CACHE_DIR: '.cache/uv',
+  CARGO_HOME: '.cargo',
+  GOPATH: 'go',
+  GOMODCACHE: 'go/pkg/mod',
+  GOCACHE: '.cache/go-build',
+  GRADLE_USER_HOME: '.gradle',
+};
+
+/**
+ * Where version managers keep toolchains in a home by default: with `$HOME` the agent's own, a toolchain
+ * installed in the user's (rustup's, pyenv's, nvm's…) would no longer be found, so each that the user has
+ * and names no other place for is named where it is — read-only, as the whole user's home is.
+ */
+const TOOLCHAIN_HOMES: HomeVariables = {
+  RUSTUP_HOME: '.rustup',
+  PYENV_ROOT: '.pyenv',
+  NVM_DIR: '.nvm',
+  SDKMAN_DIR: '.sdkman',
+  ASDF_DATA_DIR: '.asdf',
+  VOLTA_HOME: '.volta',
+  BUN_INSTALL: '.bun',
 };
 
 /** The team's agent home: `<agent.home>/<team>` when configured (relative to the root), else the workspace's `.fed/home`. */
@@ -226,8 +261,11 @@ export function prepareAgentHome(
     env[name] = join(home, folder);
     realFolders(home, env[name]);
   }
+  for (const [name, folder] of Object.entries(BUILD_CACHES)) env[name] = join(home, folder);
   const files: { source: string; target: string }[] = [];
   if (userHome === undefined || userHome === '/') return { home, files, env };
+  for (const [name, folder] of Object.entries(TOOLCHAIN_HOMES))
+    if (userEnv[name] === undefined && isFolder(join(userHome, folder))) env[name] = join(userHome, folder);
   for (const file of homeFiles) {
     const source = userSource(file, userHome, userEnv, variables);
     if (!isRegularFile(source)) continue;

@@ -11,24 +11,18 @@ export function networkUnavailable(teamId: string, policy: HostPolicy, why: stri
 }
 
 /**
- * A team whose config sets it a network policy (other than "open") while `agent.sandbox` is false: its
- * agent would run with the machine's network, the policy silently dropped.
+ * A team whose config sets it a network policy (other than "open") while its sandbox is off (`sandboxFrom`:
+ * `agent.sandbox`, or the team's own `agent.teams.<id>.sandbox`): its agent would run with the machine's
+ * network, the policy silently dropped.
  */
-export function unsandboxedPolicy(teamId: string, policy: NetworkPolicy, field: string): RefusedError {
+export function unsandboxedPolicy(
+  teamId: string,
+  policy: NetworkPolicy,
+  field: string,
+  sandboxFrom: string,
+): RefusedError {
   return new RefusedError(
     'NETWORK_POLICY_UNAVAILABLE',
-    `team "${teamId}" has the network policy ${JSON.stringify(policy)} (${field}), which needs the sandbox, and agent.sandbox is false: its agent would run with this machine's network; turn the sandbox on (leave "sandbox": false out of agent in federate.config.json), or let this team's agent reach any host: set ${field} to "open"`,
-  );
-}
-
-/**
- * A team that changes its own worktree (a coding team) runs its agent without the sandbox, whatever the
- * config says: a network policy set for that team alone would be silently dropped. (`agent.network`, for
- * every team, is documented to hold for the sandboxed ones.)
- */
-export function policyOfUnsandboxedTeam(teamId: string, policy: NetworkPolicy, field: string): RefusedError {
-  return new RefusedError(
-    'NETWORK_POLICY_UNAVAILABLE',
-    `team "${teamId}" has the network policy ${JSON.stringify(policy)} (${field}), which needs the sandbox, and a team that changes its own worktree runs its agent without it: its agent would run with this machine's network; remove ${field} from federate.config.json (or set it to "open"), or run this team's agent under a user and network of its own`,
+    `team "${teamId}" has the network policy ${JSON.stringify(policy)} (${field}), which needs the sandbox, and ${sandboxFrom} is false: its agent would run with this machine's network; turn the sandbox on (leave ${sandboxFrom} out of federate.config.json), or let this team's agent reach any host: set ${field} to "open"`,
   );
 }

@@ -28,9 +28,12 @@ export function filterFile(workspace: string): string {
   return join(workspacePaths(workspace).launch, 'socket-filter.bpf');
 }
 
-/** The filter, written for a sandbox about to start (the agent of an earlier run may have changed the file). */
-export function writeFilter(workspace: string): void {
-  writeFileAtomic(filterFile(workspace), socketFilter()!, { durable: false });
+/**
+ * The filter, written for a sandbox about to start (the agent of an earlier run may have changed the file);
+ * `unixSockets`: the team's sandbox allows them (its setting's allowance).
+ */
+export function writeFilter(workspace: string, allow: { unixSockets: boolean }): void {
+  writeFileAtomic(filterFile(workspace), socketFilter(process.arch, allow)!, { durable: false });
 }
 
 /** The ports the sandbox listens on: the proxy's, the broker's, then those forwarded to the machine's. */

@@ -1,29 +1,30 @@
-import { join } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { FED_DIR } from '../../../../core/layout.js';
+import { existsSync, realpathSync } from 'node:fs';
 import { agentListensArgs, filterLoader, listenerCommand, NETWORK_NAMESPACE } from './sandbox-network.js';
 import { findExecutable, leftOutReason } from '../../../../infra/process/find-executable.js';
 import { agentHomeArgs, type AgentHome } from './agent-home.js';
 
 /**
- * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
- * bubblewrap the agent sees the whole machine as it is, but read-only — the federation root (the codebase
- * and the federation's `.fed/` alike: registry, other teams' workspaces, meta's inbox, the skills,
- * `.gitignore`) and the system and fed's own installation: a write there fails inside the agent with
- * EROFS. Writable are the team's own workspace, the agent's own home (agent-home.ts: the user's home is
- * read-only) and temp dirs of the sandbox's own (`machineMounts`). A worktree team's checkout is its codebase: it is
- * read-only too, except its own `.fed/` and its deliverable file. The agent's fed commands reach the
- * federation through the launcher's broker (agent-broker.ts).
+ * The sandbox a team's agent runs in (team-sandbox.ts decides it): with bubblewrap the agent sees the whole
+ * machine as it is, but read-only — the federation root (the codebase and the federation's `.fed/` alike:
+ * registry, other teams' workspaces, meta's inbox, the skills, `.gitignore`) and the system and fed's own
+ * installation: a write there fails inside the agent with EROFS — but for the user's credential stores,
+ * which it cannot read at all (credential-stores.ts). Writable are what the team's workspace mounts say
+ * (a study team's folder or deliverable; a coding team's worktree and its branch, but for what git and
+ * your tools obey: coding-worktree.ts), the agent's own home (agent-home.ts: the user's home is read-only)
+ * and temp dirs of the sandbox's own (`machineMounts`). The agent's fed commands reach the federation
+ * through the launcher's broker (agent-broker.ts).
  */
 export interface SandboxPlan {
   root: string;
-  /** The team's workspace: writable, unless it is a worktree (then only its `.fed/` and `writableFiles` are). */
-  workspace: string;
-  /** A worktree team's checkout (its workspace), when the team is placed in one. */
-  worktree?: string;
-  /** A file in the worktree the agent must be able to write (the deliverable). */
-  writableFiles?: readonly string[];
+  /**
+   * What the agent must not read: the user's credential stores and `agent.denyRead`, mounted over
+   * (hideMounts) — outside the root before everything else, inside it after the root and the workspace.
+   */
+  hidden: HiddenMounts;
+  /** The team's workspace, after the root: what the agent writes in it, and what stays read-only there. */
+  workspace: readonly SandboxMount[];
   /** Outside the root: the private temp dirs, and what is shown read-only again inside them (machineMounts). */
   machine: MachineMounts;
   /**
@@ -34,11 +35,46 @@ export interface SandboxPlan {
   network?: { filterFile: string; forwardedPorts: readonly number[]; agentListens: boolean };
   /** The agent's own home (agent-home.ts): its `$HOME`, writable, with the user's credential files read-only. */
   home?: AgentHome;
+  /** More environment the workspace gives the agent (a coding team's commit identity). */
+  env?: Readonly<Record<string, string>>;
   /**
-   * The agent's program: shown again read-only when a private temp dir would hide it (`--agent
-   * ./run-agent.sh` from /tmp/x); anywhere else the machine's read-only view has it already.
+   * What of the agent's program a private temp dir would hide, shown again read-only (shownProgram): its
+   * folder or package (`--agent ./run-agent.sh` from /tmp/x, a CLI installed with `npm i --prefix /tmp/x`).
    */
-  program?: string;
+  program?: readonly string[];
+}
+
+/**
+ * One mount of a plan, over what bubblewrap shows at `path` so far (a later mount at the same place or
+ * inside it wins):
+ * - `writable` / `read-only`: `source` (default: `path` itself, as the machine has it) bound at `path`;
+ * - `empty`: an empty folder no one can write (a tmpfs, remounted read-only) — hides a folder, or holds the
+ *   place of one that does not exist yet so it cannot be made;
+ * - `unreadable`: a file that cannot be opened (the null device, on a mount without devices).
+ */
+export type SandboxMount =
+  { kind: 'writable' | 'read-only'; path: string; source?: string } | { kind: 'empty' | 'unreadable'; path: string };
+
+/** The mounts that hide what the agent must not read, by where they lie (the root shown again would show them). */
+export interface HiddenMounts {
+  outsideRoot: readonly SandboxMount[];
+  inRoot: readonly SandboxMount[];
+}
+
+/** The bwrap arguments of each mount, in order. */
+function mountArgs(mounts: readonly SandboxMount[]): string[] {
+  return mounts.flatMap((mount) => {
+    switch (mount.kind) {
+      case 'writable':
+        return ['--bind', mount.source ?? mount.path, mount.path];
+      case 'read-only':
+        return ['--ro-bind', mount.source ?? mount.path, mount.path];
+      case 'empty':
+        return ['--tmpfs', mount.path, '--remount-ro', mount.path];
+      case 'unreadable':
+        return ['--ro-bind', '/dev/null', mount.path];
+    }
+  });
 }
 
 export interface MachineMounts {
@@ -121,11 +157,32 @@ export function findBubblewrap(
   return { bwrap: candidate };
 }
 
-/** The agent's program, when it lies in a temp dir the sandbox makes private. */
-function hiddenProgram(plan: SandboxPlan): string[] {
-  const { program } = plan;
-  if (!program) return [];
-  return plan.machine.privateTemp.some((temp) => program.startsWith(`${temp}/`)) ? [program] : [];
+/**
+ * What of the agent's program must be shown again read-only in the sandbox, when it lies in a temp dir the
+ * sandbox makes private: its folder — a script sources what lies beside it (`./common.sh`) — or, for a
+ * program inside a `node_modules` tree (`npm i --prefix /tmp/x`, its bin a link into its package), the
+ * folder that holds that tree, whose packages it loads. A program right in a temp dir itself keeps only its
+ * own file (the temp dir must stay private): `alone` then names it, for the launch to say so.
+ */
+export function shownProgram(program: string, privateTemp: readonly string[]): { paths: string[]; alone?: string } {
+  const inTemp = (path: string) => privateTemp.some((temp) => path.startsWith(`${temp}/`));
+  if (!inTemp(program)) return { paths: [] };
+  let real = program;
+  try {
+    real = realpathSync(program);
+  } catch {
+    // Not there (yet): shown as named.
+  }
+  const folders = [...new Set([program, real].filter(inTemp).map(packageFolder))];
+  const temp = folders.find((folder) => privateTemp.includes(folder));
+  if (temp !== undefined) return { paths: [program], alone: temp };
+  return { paths: folders };
+}
+
+/** The folder to show for a program: the holder of the first `node_modules` on its path, else its own folder. */
+function packageFolder(program: string): string {
+  const at = program.indexOf(`${sep}node_modules${sep}`);
+  return at > 0 ? program.slice(0, at) : dirname(program);
 }
 
 /**
@@ -136,26 +193,30 @@ export type SandboxWrapper = (program: string, agent: { builtIn: boolean }) => s
 
 /** The bwrap arguments that run a command in the sandbox (the command follows them). */
 export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
-  const readOnly = (path: string) => ['--ro-bind', path, path];
-  const writable = (path: string) => ['--bind', path, path];
   return [
     ...(plan.network ? filterLoader(plan.network.filterFile) : []),
     bwrap,
     ...ISOLATION,
-    ...readOnly('/'),
+    '--ro-bind',
+    '/',
+    '/',
     ...FRESH_PROC_AND_DEV,
+    // Before the temp dirs and the root: a credential store in one is hidden, whatever is shown again.
+    ...mountArgs(plan.hidden.outsideRoot),
     ...plan.machine.privateTemp.flatMap((path) => ['--tmpfs', path]),
     // Skipped when missing: a path that is not there cannot be a mount point.
-    ...[...plan.machine.protectedPaths, ...hiddenProgram(plan)].flatMap((path) => ['--ro-bind-try', path, path]),
+    ...[...plan.machine.protectedPaths, ...(plan.program ?? [])].flatMap((path) => ['--ro-bind-try', path, path]),
     // The root may lie in a temp dir, which its private one would hide: mounted after them.
-    ...readOnly(plan.root),
-    ...(plan.worktree
-      ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))]
-      : writable(plan.workspace)),
-    ...(plan.writableFiles ?? []).flatMap(writable),
+    '--ro-bind',
+    plan.root,
+    plan.root,
+    ...mountArgs(plan.workspace),
+    // What is hidden in the root (a codebase's `.env`): after it, or the root would show it again.
+    ...mountArgs(plan.hidden.inRoot),
     ...(plan.network ? NETWORK_NAMESPACE : []),
     ...(plan.network?.agentListens ? agentListensArgs(plan.network.forwardedPorts) : []),
     ...(plan.home ? agentHomeArgs(plan.home) : []),
+    ...Object.entries(plan.env ?? {}).flatMap(([name, value]) => ['--setenv', name, value]),
     '--',
     ...(plan.network && !plan.network.agentListens ? listenerCommand(plan.network.forwardedPorts) : []),
   ];

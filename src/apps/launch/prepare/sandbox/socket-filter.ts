@@ -43,6 +43,7 @@ const ARG1 = 24;
 const ARG2 = 32;
 
 /** The families `socket()` may make (the first argument), and netlink's one protocol (the third). */
+const AF_UNIX = 1;
 const AF_INET = 2;
 const AF_INET6 = 10;
 const AF_NETLINK = 16;
@@ -60,8 +61,14 @@ const ARCHITECTURES: Record<string, { audit: number; socket: number; socketpair:
 };
 const IO_URING_SETUP = 425;
 
-/** The filter for this machine's architecture, or undefined where fed does not know its calls. */
-export function socketFilter(arch: string = process.arch): Buffer | undefined {
+/**
+ * The filter for this machine's architecture, or undefined where fed does not know its calls. With
+ * `unixSockets` (a team's sandbox allowance) `socket(AF_UNIX, …)` and every Unix socket pair are allowed too.
+ */
+export function socketFilter(
+  arch: string = process.arch,
+  { unixSockets }: { unixSockets: boolean } = { unixSockets: false },
+): Buffer | undefined {
   const known = ARCHITECTURES[arch];
   if (!known) return undefined;
   // Labels resolved to relative jumps once the program is laid out.
@@ -81,12 +88,14 @@ export function socketFilter(arch: string = process.arch): Buffer | undefined {
     { jeq: AF_INET, to: 'allow' },
     { jeq: AF_INET6, to: 'allow' },
     { jeq: AF_NETLINK, to: 'netlink' },
+    ...(unixSockets ? [{ jeq: AF_UNIX, to: 'allow' }] : []),
     [RET_K, 0, 0, RET_EPERM],
     { label: 'netlink' },
     [LD_W_ABS, 0, 0, ARG2],
     { jeq: NETLINK_ROUTE, to: 'allow' },
     [RET_K, 0, 0, RET_EPERM],
     { label: 'socketpair' },
+    ...(unixSockets ? [[RET_K, 0, 0, RET_ALLOW] as Instruction] : []),
     [LD_W_ABS, 0, 0, ARG1],
     [AND_K, 0, 0, SOCK_TYPE_MASK],
     { jeq: SOCK_STREAM, to: 'allow' },

@@ -1,0 +1,211 @@
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RefusedError } from '../../core/errors.js';
+import { federationPaths, worktreeBranch } from '../../core/layout.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { createFileExclusive, writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { withLock } from '../../infra/fs/lock.js';
+import { gitAsync, GitCommandError, gitSucceedsAsync } from './git.js';
+import { adminDirsOf, gitCommonDir } from './worktree-git.js';
+
+/**
+ * A sandboxed coding team's git of its own (issue 80). Its agent commits on its branch `fed/<team>` in its
+ * worktree, but writes nothing every branch shares: inside the sandbox the repository's objects are read-only
+ * and its refs too, but for a folder of the team's own mounted over `refs/heads/fed/` (git updates a ref by
+ * writing `<ref>.lock` beside it and renaming it over: one ref file alone could not be written) and the
+ * same for its reflog; new objects go to a store of the team's own, mounted over the repository's
+ * `objects/`, which reads the repository's objects through git's alternates. fed, outside the sandbox,
+ * brings the branch into the repository (bringInTeamBranch): it fetches from the store — git checks every
+ * object it receives — and moves the real `refs/heads/fed/<team>` there only from where the store started.
+ *
+ * The store is a bare repository at `.fed/git/<team>` of the federation root (read-only in every sandbox):
+ * `HEAD`, `config`, `synced` (the commit the branch was at when the store was last set to it) are fed's;
+ * `objects/`, `refs/heads/fed/` and `logs/refs/heads/fed/` are what the agent writes; `repo-objects/` is
+ * where the sandbox shows the repository's objects read-only.
+ */
+export interface TeamGit {
+  /** The repository's common git folder: objects, refs, config, hooks. */
+  common: string;
+  /** The worktree's own folder in it (`<common>/worktrees/<name>`): its index, HEAD and logs. */
+  admin: string;
+  /** The team's store. */
+  store: string;
+  /** The team's branch, `fed/<domain>`. */
+  branch: string;
+}
+
+/** Where a team's store is. */
+export function teamGitStorePath(root: string, domain: string): string {
+  return join(federationPaths(root).gitStores, domain);
+}
+
+/** The store's paths: fed's own files, the folders the agent writes, and the mount point of the repository's objects. */
+export function storePaths(store: string, branch: string) {
+  return {
+    head: join(store, 'HEAD'),
+    config: join(store, 'config'),
+    synced: join(store, 'synced'),
+    objects: join(store, 'objects'),
+    alternates: join(store, 'objects', 'info', 'alternates'),
+    /** The folder of the team's branch and of its reflog (`refs/heads/fed`, `logs/refs/heads/fed`). */
+    refs: join(store, 'refs', 'heads', 'fed'),
+    logs: join(store, 'logs', 'refs', 'heads', 'fed'),
+    ref: join(store, 'refs', 'heads', ...branch.split('/')),
+    repoObjects: join(store, 'repo-objects'),
+    lock: join(store, 'bring-in.lock'),
+  };
+}
+
+/** The repository's folders the sandbox mounts the store's over (they must exist to be mounted on). */
+export function repositoryMountPoints(common: string) {
+  return {
+    objects: join(common, 'objects'),
+    alternates: join(common, 'objects', 'info', 'alternates'),
+    refs: join(common, 'refs', 'heads', 'fed'),
+    logs: join(common, 'logs', 'refs', 'heads', 'fed'),
+  };
+}
+
+/** A ref's value as git writes it in a loose ref file: a whole object id. */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** The worktree team's git folders, refused unless the worktree still points at the one git made for it. */
+export function teamGitOf(root: string, team: RegistryEntry): TeamGit {
+  const common = gitCommonDir(root);
+  const branch = worktreeBranch(team.domain);
+  const broken = (why: string) =>
+    new RefusedError(
+      'TEAM_GIT_BROKEN',
+      `team "${team.domainId}"'s worktree ${team.location} ${why}; repair it (git worktree repair ${team.location}) or onboard the team again`,
+    );
+  if (!common) throw broken(`is not in a git repository at ${root}`);
+  const [admin] = adminDirsOf(common, team.location);
+  if (!admin) throw broken(`has no git folder of its own in ${join(common, 'worktrees')}`);
+  let pointer: string;
+  try {
+    pointer = readFileSync(join(team.location, '.git'), 'utf8').trim();
+  } catch {
+    throw broken('has no .git file');
+  }
+  if (pointer !== `gitdir: ${admin}`) throw broken(`has a .git that points elsewhere than ${admin} (${pointer})`);
+  return { common, admin, store: teamGitStorePath(root, team.domain), branch };
+}
+
+/**
+ * Make the team's store ready for a sandboxed run: what an earlier run committed brought in first (a
+ * launcher killed before it did), then the branch's folder and reflog fresh, holding the branch where the
+ * repository has it, and the mount points the sandbox needs. Returns the git folders, and the warning of
+ * commits that could not be brought in (kept at `refs/fed/incoming/<team>`).
+ */
+export async function readyTeamGit(root: string, team: RegistryEntry): Promise<{ git: TeamGit; warning?: string }> {
+  const git = teamGitOf(root, team);
+  const brought = await bringInTeamBranch(root, team);
+  const tip = await gitAsync(root, ['rev-parse', '--verify', `refs/heads/${git.branch}^{commit}`]);
+  const paths = storePaths(git.store, git.branch);
+  mkdirSync(git.store, { recursive: true });
+  for (const folder of [paths.refs, paths.logs]) {
+    // What the last agent left in its folders goes: they hold the branch where the repository has it.
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder, { recursive: true });
+  }
+  for (const folder of [join(paths.objects, 'info'), paths.repoObjects]) mkdirSync(folder, { recursive: true });
+  writeFileAtomic(paths.head, `ref: refs/heads/${git.branch}\n`, { durable: false });
+  writeFileAtomic(paths.config, '[core]\n\trepositoryformatversion = 0\n\tbare = true\n', { durable: false });
+  // Inside the sandbox the first is the repository's objects (the second is the store itself, which git
+  // passes over); outside, the first is an empty folder and the second the repository's objects.
+  writeFileAtomic(paths.alternates, `${paths.repoObjects}\n${join(git.common, 'objects')}\n`, { durable: false });
+  writeFileAtomic(paths.ref, `${tip}\n`, { durable: false });
+  writeFileAtomic(paths.synced, `${tip}\n`);
+  const mounts = repositoryMountPoints(git.common);
+  for (const folder of [mounts.refs, mounts.logs]) mkdirSync(folder, { recursive: true });
+  // The worktree's own config, read where the repository turns extensions.worktreeConfig on: made empty
+  // (which git reads as no config) so the sandbox can keep it read-only.
+  createFileExclusive(join(git.admin, 'config.worktree'), '', { durable: false });
+  return { git, warning: brought?.kept ? brought.kept : undefined };
+}
+
+export interface BroughtIn {
+  branch: string;
+  from: string;
+  to: string;
+  /** Set when the branch had moved outside meanwhile: the commits were kept aside, not brought onto it. */
+  kept?: string;
+}
+
+/**
+ * Bring what the team's agent committed in its sandbox into the repository: fetched from its store into
+ * `refs/fed/incoming/<team>` (git checks every object), then `refs/heads/fed/<team>` moved there — only
+ * from the commit the store was set to, so a branch that moved outside meanwhile (a commit of yours in the
+ * worktree) is never overwritten: the agent's commits then stay at the incoming ref, and `kept` says so.
+ * Nothing to do (undefined) without a store or when the agent committed nothing since. One at a time per
+ * team (the launcher at the end of a run, a review from the dashboard).
+ */
+export async function bringInTeamBranch(root: string, team: RegistryEntry): Promise<BroughtIn | undefined> {
+  const store = teamGitStorePath(root, team.domain);
+  if (!isStore(store)) return undefined;
+  const branch = worktreeBranch(team.domain);
+  const paths = storePaths(store, branch);
+  return withLock(paths.lock, async () => {
+    const synced = readObjectId(paths.synced);
+    const moved = readObjectId(paths.ref);
+    if (!synced || !moved || moved === synced) return undefined;
+    const real = `refs/heads/${branch}`;
+    // Merged and cleaned up, or removed: there is no branch left to bring anything onto.
+    if (!(await gitSucceedsAsync(root, ['rev-parse', '--verify', '--quiet', real]))) return undefined;
+    const incoming = `refs/fed/incoming/${team.domain}`;
+    await gitAsync(root, [
+      '-c',
+      'transfer.fsckObjects=true',
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--no-write-fetch-head',
+      store,
+      `+refs/heads/${branch}:${incoming}`,
+    ]);
+    const to = await gitAsync(root, ['rev-parse', '--verify', `${incoming}^{commit}`]);
+    const message = `fed: brought in from team ${team.domainId}'s sandbox`;
+    try {
+      await gitAsync(root, ['update-ref', '-m', message, real, to, synced]);
+    } catch (error) {
+      if (!(error instanceof GitCommandError) || error.killedBy) throw error;
+      const now = await gitAsync(root, ['rev-parse', real]);
+      return {
+        branch,
+        from: synced,
+        to,
+        kept: `team "${team.domainId}"'s agent committed ${to.slice(0, 12)} on ${branch} in its sandbox, but ${branch} moved meanwhile (to ${now.slice(0, 12)}): its commits are kept at ${incoming}; merge them into ${branch} in the team's worktree, then launch it again`,
+      };
+    }
+    await gitAsync(root, ['update-ref', '-d', incoming]);
+    writeFileAtomic(paths.synced, `${to}\n`);
+    return { branch, from: synced, to };
+  });
+}
+
+/** Remove the team's store (its worktree and branch are gone: a merge's cleanup, a removal). */
+export async function removeTeamGitStore(root: string, domain: string): Promise<void> {
+  await rm(teamGitStorePath(root, domain), { recursive: true, force: true });
+  await gitSucceedsAsync(root, ['update-ref', '-d', `refs/fed/incoming/${domain}`]);
+}
+
+/** A store fed made: a real folder (never a link) holding fed's `synced`. */
+function isStore(store: string): boolean {
+  try {
+    return lstatSync(store).isDirectory() && existsSync(join(store, 'synced'));
+  } catch {
+    return false;
+  }
+}
+
+/** The object id a loose ref file (or `synced`) holds, read without following a link; undefined if none. */
+function readObjectId(file: string): string | undefined {
+  try {
+    if (!lstatSync(file).isFile()) return undefined;
+    const value = readFileSync(file, 'utf8').trim();
+    return OBJECT_ID.test(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
