@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   type FederationConfig,
   launchTeam,
@@ -49,6 +49,48 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
       // Its own workspace, the federation's state and temp dirs stay writable: the job gets done.
       expect(result).toMatchObject({ outcome: 'complete', state: 'complete', warnings: [] });
       expect(result.lastRun.sandboxed).toBe(true);
+    },
+  );
+
+  /** A shell script agent in `folder` that sources `common.sh` beside it, which runs the `complete` fixture. */
+  function scriptBesideItsCommon(folder: string, name = 'run-agent.sh'): string {
+    const [node, script] = fakeAgent('complete')
+      .split("' '")
+      .map((part) => part.replaceAll("'", ''));
+    writeFileSync(join(folder, `${name}.common.sh`), `AGENT_NODE='${node}'\nAGENT_SCRIPT='${script}'\n`);
+    writeFileSync(
+      join(folder, name),
+      `#!/bin/sh\n. "$(dirname "$0")/${name}.common.sh" || exit 9\nexec "$AGENT_NODE" "$AGENT_SCRIPT"\n`,
+    );
+    chmodSync(join(folder, name), 0o755);
+    return join(folder, name);
+  }
+
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
+    'an agent program in a temp dir keeps what lies beside it in view: a script that sources its neighbour runs (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission();
+      const agent = scriptBesideItsCommon(tempDir('fed-agent-program-'));
+      const result = await launchTeam(openFederation(root), 'docs', { config, agent, pollMs: 50 });
+      expect(result).toMatchObject({ outcome: 'complete', state: 'complete', warnings: [] });
+      expect(result.lastRun.sandboxed).toBe(true);
+    },
+  );
+
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
+    'an agent program right in /tmp keeps only itself in view (/tmp stays private), and the launch says so (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission();
+      const name = `fed-agent-${randomUUID()}.sh`;
+      const agent = scriptBesideItsCommon('/tmp', name);
+      onTestFinished(() => {
+        for (const file of [agent, `${agent}.common.sh`]) rmSync(file, { force: true });
+      });
+      const result = await launchTeam(openFederation(root), 'docs', { config, agent, pollMs: 50 });
+      expect(result.warnings).toContain(
+        `the agent's program ${agent} lies right in /tmp, which the sandbox makes private: only the program itself is shown in it, not the files beside it; put it in a folder of its own`,
+      );
+      expect(result.outcome).not.toBe('complete');
     },
   );
 

@@ -1,7 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bubblewrapArgs, findBubblewrap, machineMounts } from '../../../src/apps/launch/prepare/sandbox/sandbox.js';
+import { hideMounts } from '../../../src/apps/launch/prepare/sandbox/credential-stores.js';
+import {
+  bubblewrapArgs,
+  findBubblewrap,
+  machineMounts,
+  shownProgram,
+} from '../../../src/apps/launch/prepare/sandbox/sandbox.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**
@@ -241,5 +247,97 @@ describe('finding a bwrap that can sandbox here', () => {
     const real = stubBwrap('exit 0');
     expect(findBubblewrap({ PATH: [linked, real.bin].join(':') })).toEqual({ bwrap: join(real.bin, 'bwrap') });
     expect(existsSync(join(planted, 'ran'))).toBe(false);
+  });
+});
+
+describe("the agent's program, when a private temp dir would hide it (issue 80 item 7)", () => {
+  const privateTemp = ['/tmp', '/var/tmp'];
+
+  it('anywhere else: nothing to show again', () => {
+    expect(shownProgram('/usr/local/bin/claude', privateTemp)).toEqual({ paths: [] });
+  });
+
+  it("in a folder of its own: that folder, so what lies beside it (a script's ./common.sh) is there too", () => {
+    expect(shownProgram('/tmp/ann/agents/run-agent.sh', privateTemp)).toEqual({ paths: ['/tmp/ann/agents'] });
+  });
+
+  it('installed with npm i --prefix: the prefix that holds its node_modules, through the link of its bin', () => {
+    const prefix = tempDir();
+    const pkg = join(prefix, 'node_modules', '@acme', 'cli');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, 'cli.js'), '');
+    mkdirSync(join(prefix, 'node_modules', '.bin'));
+    symlinkSync('../@acme/cli/cli.js', join(prefix, 'node_modules', '.bin', 'acme'));
+    expect(shownProgram(join(prefix, 'node_modules', '.bin', 'acme'), [dirname(prefix)])).toEqual({ paths: [prefix] });
+  });
+
+  it('right in a temp dir: only itself, which the launch says (the temp dir stays private)', () => {
+    expect(shownProgram('/tmp/run-agent.sh', privateTemp)).toEqual({ paths: ['/tmp/run-agent.sh'], alone: '/tmp' });
+  });
+});
+
+describe("what a sandboxed agent cannot read: the user's credential stores and agent.denyRead (issue 80 item 3)", () => {
+  it('each store that exists, a folder seen empty and a file that cannot be opened, a link hidden where it leads', () => {
+    const home = tempDir();
+    const elsewhere = tempDir();
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.netrc'), 'machine example.com\n');
+    symlinkSync(elsewhere, join(home, '.aws'));
+    mkdirSync(join(home, 'notes'));
+    writeFileSync(join(home, 'notes', 'secret.txt'), 'secret\n');
+    const root = tempDir();
+    writeFileSync(join(root, '.env'), 'KEY=1\n');
+    const hidden = hideMounts(root, { HOME: home }, ['~/notes/secret.txt', '.env', 'not-there']);
+    expect(hidden.outsideRoot).toEqual([
+      { kind: 'empty', path: join(home, '.ssh') },
+      { kind: 'empty', path: elsewhere },
+      { kind: 'unreadable', path: join(home, '.netrc') },
+      { kind: 'unreadable', path: join(home, 'notes', 'secret.txt') },
+    ]);
+    expect(hidden.inRoot).toEqual([{ kind: 'unreadable', path: join(root, '.env') }]);
+  });
+
+  it('a store the user moved with XDG_CONFIG_HOME is hidden there too; no home, nothing of one', () => {
+    const config = tempDir();
+    mkdirSync(join(config, 'gh'));
+    expect(hideMounts(tempDir(), { HOME: tempDir(), XDG_CONFIG_HOME: config }, []).outsideRoot).toEqual([
+      { kind: 'empty', path: join(config, 'gh') },
+    ]);
+    expect(hideMounts(tempDir(), {}, ['~/.ssh'])).toEqual({ outsideRoot: [], inRoot: [] });
+  });
+
+  it('mounted before the temp dirs and the root when outside the root, after the workspace when inside it', () => {
+    const args = bubblewrapArgs('bwrap', {
+      root: '/r',
+      workspace: [{ kind: 'writable', path: '/r/.fed/teams/docs' }],
+      hidden: {
+        outsideRoot: [
+          { kind: 'empty', path: '/home/ann/.ssh' },
+          { kind: 'unreadable', path: '/home/ann/.netrc' },
+        ],
+        inRoot: [{ kind: 'unreadable', path: '/r/.env' }],
+      },
+      machine: { privateTemp: ['/tmp'], protectedPaths: [] },
+    });
+    expect(args.slice(args.indexOf('/proc') + 1, args.indexOf('--'))).toEqual([
+      '--tmpfs',
+      '/home/ann/.ssh',
+      '--remount-ro',
+      '/home/ann/.ssh',
+      '--ro-bind',
+      '/dev/null',
+      '/home/ann/.netrc',
+      '--tmpfs',
+      '/tmp',
+      '--ro-bind',
+      '/r',
+      '/r',
+      '--bind',
+      '/r/.fed/teams/docs',
+      '/r/.fed/teams/docs',
+      '--ro-bind',
+      '/dev/null',
+      '/r/.env',
+    ]);
   });
 });
