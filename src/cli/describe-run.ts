@@ -1,3 +1,4 @@
+import { SANDBOX_ALLOWANCES } from '../core/schema/config.js';
 import type { LaunchRun } from '../core/schema/launch-run.js';
 
 /** One line about an agent run: `claude completed, 12 turns, $0.4210, session 5f3…, sandboxed, transcript …`. */
@@ -8,10 +9,20 @@ export function describeRun(run: LaunchRun): string {
     run.costUsd !== null ? `$${run.costUsd.toFixed(4)}` : undefined,
     run.fixAttempts ? `${run.fixAttempts} fix attempt${run.fixAttempts === 1 ? '' : 's'}` : undefined,
     run.sessionId ? `session ${run.sessionId}` : undefined,
-    // Said plainly each time: nothing stood between such an agent and the user's files.
-    run.sandboxed ? 'sandboxed' : 'not sandboxed: the agent ran as you, with your home',
+    // Said plainly each time: what stood between the agent and the user's files, and what the team gave up.
+    sandboxLine(run),
     `transcript ${run.transcriptPath}`,
   ]
     .filter(Boolean)
     .join(', ');
+}
+
+/** Whether the run was sandboxed, and what its team gave up, in words. */
+export function sandboxLine(run: Pick<LaunchRun, 'sandboxed' | 'sandboxAllows'>): string {
+  if (!run.sandboxed)
+    return "not sandboxed: the agent ran as you, with your home, your credentials and this machine's network";
+  const allows = run.sandboxAllows ?? [];
+  return allows.length
+    ? `sandboxed, allowing ${allows.map((name) => `${name} (${SANDBOX_ALLOWANCES[name]})`).join(', ')}`
+    : 'sandboxed';
 }

@@ -64,7 +64,7 @@ describe.skipIf(skipWithoutChromium(SUITE))(SUITE, () => {
     await dashboard.go('/team/docs');
     await page.locator('tr[data-run="run-docs"]').waitFor({ timeout: 15_000 });
     expect(await page.locator('tr[data-run="run-docs"] .unsandboxed').innerText()).toBe(
-      'not sandboxed: ran as you, with your home',
+      'not sandboxed: ran as you, with your home, credentials and network',
     );
     expect(await page.locator('dt:text-is("Network") + dd').innerText()).toBe('open: its agent can reach any host');
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
@@ -304,6 +305,27 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     const result = await launch({ ...config.agent, teams: { app: { sandbox: false } } });
     expect(result.lastRun.sandboxed).toBe(false);
   });
+
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
+    'a team whose sandbox allows unix-sockets reaches a host socket, and its run records the allowance (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission();
+      const path = join(root, 'db.sock');
+      const server = createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => server.listen(path, resolve));
+      onTestFinished(() => void server.close());
+      const launch = (agent: FederationConfig['agent']) =>
+        launchTeam(openFederation(root), 'docs', {
+          config: { ...config, agent },
+          agent: fakeAgent('reach-unix-socket'),
+          pollMs: 50,
+          env: { ...process.env, FED_UNIX_SOCKET: path },
+        });
+      const allowed = await launch({ ...config.agent, teams: { docs: { sandbox: { allow: ['unix-sockets'] } } } });
+      expect(readFileSync(allowed.lastRun.transcriptPath, 'utf8')).toContain('the host Unix socket: reached\n');
+      expect(allowed.lastRun).toMatchObject({ sandboxed: true, sandboxAllows: ['unix-sockets'] });
+    },
+  );
 
   it("fed run calls a launch its agent.home or network policy refuses 'refused', as fed launch exits 2 for it, not an error", async () => {
     const { root, config } = await federationWithMission();

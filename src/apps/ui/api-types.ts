@@ -147,6 +147,8 @@ export interface RunView {
   preset: string;
   /** Run in fed's sandbox; otherwise the agent ran as the user, with the user's home. */
   sandboxed: boolean;
+  /** What the team's sandbox setting allowed beyond the sandbox (`unix-sockets`). */
+  sandboxAllows: string[];
   model: string | null;
   outcome: string;
   startedAt: string;

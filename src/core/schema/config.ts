@@ -42,7 +42,7 @@ export const SANDBOX_ALLOWANCES = {
     "its agent may make Unix sockets, so it reaches every host socket it can see (a database's, Docker's — root on this machine — the D-Bus buses')",
 } as const;
 export type SandboxAllowance = keyof typeof SANDBOX_ALLOWANCES;
-const allowanceNames = Object.keys(SANDBOX_ALLOWANCES) as [SandboxAllowance, ...SandboxAllowance[]];
+export const SANDBOX_ALLOWANCE_NAMES = Object.keys(SANDBOX_ALLOWANCES) as [SandboxAllowance, ...SandboxAllowance[]];
 
 /** A team's own sandbox setting: on or off, or on with named allowances. */
 const teamSandboxSchema = z.union(
@@ -50,15 +50,15 @@ const teamSandboxSchema = z.union(
     z.boolean(),
     z.strictObject({
       allow: z.array(
-        z.enum(allowanceNames, {
-          error: (issue) => `expected one of ${allowanceNames.join(', ')}, got ${describeValue(issue.input)}`,
+        z.enum(SANDBOX_ALLOWANCE_NAMES, {
+          error: (issue) => `expected one of ${SANDBOX_ALLOWANCE_NAMES.join(', ')}, got ${describeValue(issue.input)}`,
         }),
       ),
     }),
   ],
   {
     error: (issue) =>
-      `expected true, false or { "allow": [${allowanceNames.map((n) => `"${n}"`).join(', ')}] }, got ${describeValue(issue.input)}`,
+      `expected true, false or { "allow": [${SANDBOX_ALLOWANCE_NAMES.map((n) => `"${n}"`).join(', ')}] }, got ${describeValue(issue.input)}`,
   },
 );
 

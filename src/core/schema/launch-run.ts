@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builtOnFirstUse, isoTimestamp, nonEmptyString } from './common.js';
-import { AGENT_PRESETS } from './config.js';
+import { AGENT_PRESETS, SANDBOX_ALLOWANCE_NAMES } from './config.js';
 import { networkRunRecordSchema } from './network-policy.js';
 
 /**
@@ -90,8 +90,10 @@ export const launchRunSchema = builtOnFirstUse(() =>
     stateBefore: nonEmptyString,
     stateAfter: nonEmptyString,
     progressed: z.boolean(),
-    /** Whether the codebase was mounted read-only (bubblewrap) for this run. */
+    /** Whether the agent ran in fed's sandbox (bubblewrap) for this run. */
     sandboxed: z.boolean(),
+    /** What the team's sandbox setting allowed beyond the sandbox (SANDBOX_ALLOWANCES), when anything. */
+    sandboxAllows: z.array(z.enum(SANDBOX_ALLOWANCE_NAMES)).optional(),
     /** The sandbox's network policy and every host its agent tried; absent when no policy applied (open, unsandboxed). */
     network: networkRunRecordSchema.optional(),
     transcriptPath: nonEmptyString,
@@ -147,6 +149,7 @@ export const currentRunSchema = builtOnFirstUse(() =>
     resumedSessionId: z.string().nullable(),
     stateBefore: nonEmptyString,
     sandboxed: z.boolean(),
+    sandboxAllows: z.array(z.enum(SANDBOX_ALLOWANCE_NAMES)).optional(),
     transcriptPath: nonEmptyString,
     /** The prompt file of the run (`command` names it); absent from runs started before it was kept. */
     promptPath: z.string().nullable().default(null),

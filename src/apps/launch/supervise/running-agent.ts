@@ -208,6 +208,7 @@ export class RunningAgent {
       resumedSessionId: run.resumedSessionId,
       stateBefore,
       sandboxed: sandbox !== undefined,
+      ...(sandbox?.allows.length ? { sandboxAllows: [...sandbox.allows] } : {}),
       transcriptPath: run.transcriptPath,
       promptPath: run.promptPath,
       startedAt: this.startedAt.toISOString(),

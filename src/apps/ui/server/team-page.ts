@@ -114,6 +114,7 @@ function runView(run: LaunchRun): RunView {
     runId: run.runId,
     preset: run.preset,
     sandboxed: run.sandboxed,
+    sandboxAllows: run.sandboxAllows ?? [],
     model: run.model,
     outcome: run.outcome,
     startedAt: run.startedAt,

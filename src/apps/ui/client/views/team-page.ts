@@ -158,11 +158,15 @@ function RunsTable({ runs }: { runs: readonly RunView[] }) {
             <td>
               ${run.preset}${run.model ? html` · <span class="muted">${run.model}</span>` : ''}
               ${
-                run.sandboxed
-                  ? ''
-                  : html`<div class="unsandboxed" title="Nothing stood between this agent and your files">
-                      not sandboxed: ran as you, with your home
+                !run.sandboxed
+                  ? html`<div class="unsandboxed" title="Nothing stood between this agent and your files">
+                      not sandboxed: ran as you, with your home, credentials and network
                     </div>`
+                  : run.sandboxAllows.length
+                    ? html`<div class="unsandboxed" title="What this team's sandbox setting gives up">
+                        sandbox allows ${run.sandboxAllows.join(', ')}
+                      </div>`
+                    : ''
               }
             </td>
             <td class="mono">${run.sessionId ?? '—'}</td>
