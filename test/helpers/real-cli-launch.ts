@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import type { LaunchResult } from 'fed/testing';
 import { FED_BIN } from './fed-cli.js';
+import { greeterCodingTeam } from './git-federation.js';
 import { federationWithMission } from './launch-federation.js';
 import type { ModelStep } from './model-server/script.js';
 import { realCli } from './real-clis.js';
@@ -125,10 +127,11 @@ This project has a README and nothing else. It is documented here for newcomers.
 - Read the README.
 `;
 
-/** How one CLI names fed's tools and writes a file, for the model's side of the work. */
+/** How one CLI names fed's tools, writes a file and runs a shell command, for the model's side of the work. */
 export interface CliTools {
   fed(tool: string, input: Record<string, unknown>): ModelStep;
   write(path: string, content: string): ModelStep;
+  shell(command: string): ModelStep;
 }
 
 /** The whole of a deliverable team's work, as a model would do it through the CLI's tools and fed's: seven turns. */
@@ -143,6 +146,79 @@ export function deliverableScript(tools: CliTools, deliverablePath: string): Mod
     event('DOCUMENT_WRITTEN', { path: deliverablePath, bytes: Buffer.byteLength(DELIVERABLE) }),
     { say: 'The document is written and reported.' },
   ];
+}
+
+/**
+ * A federation in a git repository of the greeter project (greeterCodingTeam) with its coding team `app`
+ * on a worktree and its mission sent, and a home of its own, given to `launcher`: what a real coding run
+ * is launched in. `worktree` is the team's checkout.
+ */
+export async function realCliCodingFederation(
+  launcher: UnprivilegedUser | undefined,
+): Promise<TestFederation & { worktree: string }> {
+  const root = tempDir();
+  await greeterCodingTeam(root, async (...args) => {
+    execFileSync(process.execPath, [FED_BIN, '--root', root, ...args], {
+      cwd: root,
+      stdio: 'pipe',
+      env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' },
+    });
+  });
+  const home = tempDir('fed-cli-home-');
+  if (launcher) for (const dir of [root, home]) handOver(dir, launcher);
+  const worktree = join(root, '.fed', 'worktrees', 'app');
+  return { root, home, launcher, deliverable: join(worktree, 'deliverable.md'), worktree };
+}
+
+/** The greeter the coding script writes: what check.mjs of greeterCodingTeam expects. */
+export const GREETER = 'export const greet = (name) => `Hello, ${name}!`;\n';
+
+/**
+ * A coding team's whole work, as a model would do it through the CLI's tools and fed's, in the team's
+ * worktree: plan, read the project's test, write the change, run the tests, commit on the branch and
+ * report the commit with `fed event` (the commit is the CLI's to know, not the script's), report the
+ * tests, ask for review, and stop.
+ */
+export function codingScript(tools: CliTools, worktree: string): ModelStep[] {
+  const event = (type: string, data: Record<string, unknown>) => tools.fed('fed_event', { type, data });
+  return [
+    tools.fed('fed_whoami', {}),
+    event('PLAN_READY', { tasks: ['add greet()', 'make check.mjs pass'] }),
+    tools.shell(`cat '${join(worktree, 'check.mjs')}'`),
+    tools.write(join(worktree, 'greet.mjs'), GREETER),
+    tools.shell(`cd '${worktree}' && node check.mjs`),
+    tools.shell(
+      `cd '${worktree}' && git add greet.mjs && git commit -qm 'Add greet()' && fed event CHANGES_COMMITTED --data "{\\"commit\\": \\"$(git rev-parse HEAD)\\"}"`,
+    ),
+    event('TESTS_COMPLETE', { passed: 2, failed: 0 }),
+    event('REVIEW_REQUESTED', { pullRequest: 'fed/app' }),
+    { say: 'greet() is added, the tests pass, and the change is in review.' },
+  ];
+}
+
+/**
+ * After a coding run asked for review: fed's review shows the change the agent committed in its sandbox
+ * (brought into the repository), the approval and the merge take it, and main holds it.
+ */
+export async function expectReviewedAndMerged(fed: TestFederation): Promise<void> {
+  const review = await fedAs<{ commits: string[]; diff: string; branch: string }>(
+    fed,
+    ['team', 'review', 'app', '--json'],
+    {},
+  );
+  expect(review.branch).toBe('fed/app');
+  expect(review.commits).toEqual([expect.stringMatching(/^[0-9a-f]+ Add greet\(\)$/)]);
+  expect(review.diff).toContain(`+${GREETER.trimEnd()}`);
+  await fedAs(fed, ['team', 'review', 'app', '--approve', '--json'], {});
+  // The network policy the test gave the team (allowModelServer) is committed, as a user commits their config.
+  const commit = asUser(fed.launcher, ['git', 'commit', '-qm', 'the model server', 'federate.config.json'], fed.home);
+  execFileSync(commit[0]!, commit.slice(1), { cwd: fed.root, stdio: 'pipe' });
+  await fedAs(fed, ['team', 'merge', 'app', '--json'], {});
+  const main = execFileSync('git', ['-c', 'safe.directory=*', 'show', 'main:greet.mjs'], {
+    cwd: fed.root,
+    encoding: 'utf8',
+  });
+  expect(main).toBe(GREETER);
 }
 
 /** The run's last event, as the CLI wrote it to the transcript. */

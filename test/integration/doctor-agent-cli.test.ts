@@ -153,7 +153,7 @@ describe('fed doctor checks the configured agent CLI', () => {
     await onboardTeam(openFederation(root), { domain: 'docs' });
     await onboardTeam(openFederation(root), { domain: 'api' });
     const report = await runDoctor(openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } }));
-    expect(report.notes.filter((note) => note.includes('network'))).toEqual([
+    expect(report.notes.filter((note) => note.includes('network "open"'))).toEqual([
       'team "docs": network "open" — a sandboxed agent of it can reach any host (agent.network)',
     ]);
   });

@@ -9,7 +9,9 @@ import { scriptedAnthropic, type ScriptedAnthropic } from '../helpers/model-serv
 import type { ModelStep } from '../helpers/model-server/script.js';
 import {
   allowModelServer,
+  codingScript,
   DELIVERABLE,
+  expectReviewedAndMerged,
   deliverableScript,
   fakeCli,
   fakeDrift,
@@ -17,6 +19,7 @@ import {
   launchAgent,
   launchers,
   launchRealCli,
+  realCliCodingFederation,
   realCliFederation,
   type CliTools,
   type TestFederation,
@@ -35,6 +38,7 @@ const SUITE = 'the real Claude Code driven by fed launch';
 const CLAUDE: CliTools = {
   fed: (tool, input) => ({ call: `mcp__fed__${tool}`, input }),
   write: (path, content) => ({ call: 'Write', input: { file_path: path, content } }),
+  shell: (command) => ({ call: 'Bash', input: { command, description: 'run a command' } }),
 };
 
 let server: ScriptedAnthropic | undefined;
@@ -85,6 +89,22 @@ describe.skipIf(skipWithoutRealCli(SUITE, 'claude') || skipWithoutBubblewrap(`${
       expect(final.type).toBe('result');
       expect(result.lastRun.costUsd).toBe(final.total_cost_usd);
     }, 180_000);
+
+    it("a coding team in the sandbox: reads, edits, runs the project's tests, commits on its branch, asks for review; fed's review and merge take the commit", async () => {
+      const fed = await realCliCodingFederation(launcher);
+      server = await scriptedAnthropic({
+        steps: codingScript(CLAUDE, fed.worktree),
+        usage: { input: 100, output: 20 },
+      });
+      const result = await launch(fed, server.url, 'app');
+
+      expect(result, JSON.stringify(result.lastRun)).toMatchObject({ outcome: 'waiting', state: 'pr-review' });
+      expect(result.lastRun).toMatchObject({ sandboxed: true, preset: 'claude' });
+      expect(server.turns).toHaveLength(9);
+      // The project's tests ran in the sandbox, and passed: their output went back to the model.
+      expect(JSON.stringify(server.turns[5]!.messages)).toContain('0 failed');
+      await expectReviewedAndMerged(fed);
+    }, 240_000);
 
     it('completes with no sandbox around it too: as root with the tools it needs allowed by name, which Claude Code accepts', async () => {
       const fed = await realCliFederation(launcher, { agent: { sandbox: false } });

@@ -8,7 +8,9 @@ import { scriptedResponses, type ScriptedResponses } from '../helpers/model-serv
 import type { ModelStep } from '../helpers/model-server/script.js';
 import {
   allowModelServer,
+  codingScript,
   DELIVERABLE,
+  expectReviewedAndMerged,
   deliverableScript,
   fakeCli,
   fakeDrift,
@@ -16,6 +18,7 @@ import {
   launchAgent,
   launchers,
   launchRealCli,
+  realCliCodingFederation,
   realCliFederation,
   type CliTools,
   type TestFederation,
@@ -38,6 +41,7 @@ const CODEX: CliTools = {
     call: 'exec_command',
     input: { cmd: `cat > '${path}' <<'FED_EOF'\n${content}FED_EOF`, login: false },
   }),
+  shell: (cmd) => ({ call: 'exec_command', input: { cmd, login: false } }),
 };
 
 let server: ScriptedResponses | undefined;
@@ -92,6 +96,27 @@ describe.skipIf(skipWithoutRealCli(SUITE, 'codex') || skipWithoutBubblewrap(`${S
         expect(turn.headers['session_id'] ?? turn.headers['x-codex-window-id']).toContain(result.lastRun.sessionId!);
       expect(result.lastRun).toMatchObject({ inputTokens: 7 * 100, outputTokens: 7 * 20 });
     }, 180_000);
+  });
+
+  describe.each(launchers(`${SUITE}, coding`))('a coding team launched by $label', ({ user: launcher }) => {
+    it("in the sandbox, with Codex's own sandbox off: reads, edits, runs the project's tests, commits on its branch, asks for review; fed's review and merge take the commit", async () => {
+      const fed = await realCliCodingFederation(launcher);
+      server = await scriptedResponses({ steps: codingScript(CODEX, fed.worktree), usage: { input: 100, output: 20 } });
+      const result = await launchRealCli(
+        fed,
+        'codex',
+        { CODEX_HOME: codexHome(fed, server.url), OPENAI_API_KEY: 'sk-test-key' },
+        'app',
+      );
+
+      expect(result, JSON.stringify(result.lastRun)).toMatchObject({ outcome: 'waiting', state: 'pr-review' });
+      expect(result.lastRun).toMatchObject({ sandboxed: true, preset: 'codex' });
+      expect(result.lastRun.command).toContain('--dangerously-bypass-approvals-and-sandbox');
+      expect(server.turns).toHaveLength(9);
+      // The project's tests ran in the sandbox, and passed: their output went back to the model.
+      expect(JSON.stringify(server.turns[5]!.messages)).toContain('0 failed');
+      await expectReviewedAndMerged(fed);
+    }, 240_000);
   });
 
   it('a usage limit outside the sandbox: paused to the end of the minute Codex names, then the same thread resumed and completed', async () => {
