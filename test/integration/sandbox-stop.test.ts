@@ -35,7 +35,7 @@ async function inFakeSandbox(
   onTestFinished(() => watchdogs?.close());
   return AgentProcess.start({
     command: [process.execPath, '-e', ''],
-    wrapper: () => [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, ...options],
+    wrapper: () => ({ argv: [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, ...options] }),
     cwd: dir,
     env: process.env,
     logFile: join(dir, 'agent.log'),

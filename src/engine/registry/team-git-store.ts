@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusedError } from '../../core/errors.js';
@@ -7,7 +7,7 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import { createFileExclusive, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { withLock } from '../../infra/fs/lock.js';
 import { gitAsync, GitCommandError, gitSucceedsAsync } from './git.js';
-import { adminDirsOf, gitCommonDir } from './worktree-git.js';
+import { adminDirsOf } from './worktree-git.js';
 
 /**
  * A sandboxed coding team's git of its own (issue 80). Its agent commits on its branch `fed/<team>` in its
@@ -70,9 +70,11 @@ export function repositoryMountPoints(common: string) {
 /** A ref's value as git writes it in a loose ref file: a whole object id. */
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-/** The worktree team's git folders, refused unless the worktree still points at the one git made for it. */
-export function teamGitOf(root: string, team: RegistryEntry): TeamGit {
-  const common = gitCommonDir(root);
+/**
+ * The worktree team's git folders in the repository whose common git folder is `common`, refused unless
+ * the worktree still points at the one git made for it.
+ */
+function teamGitOf(root: string, team: RegistryEntry, common: string | undefined): TeamGit {
   const branch = worktreeBranch(team.domain);
   const broken = (why: string) =>
     new RefusedError(
@@ -99,30 +101,53 @@ export function teamGitOf(root: string, team: RegistryEntry): TeamGit {
  * commits that could not be brought in (kept at `refs/fed/incoming/<team>`).
  */
 export async function readyTeamGit(root: string, team: RegistryEntry): Promise<{ git: TeamGit; warning?: string }> {
-  const git = teamGitOf(root, team);
   const brought = await bringInTeamBranch(root, team);
-  const tip = await gitAsync(root, ['rev-parse', '--verify', `refs/heads/${git.branch}^{commit}`]);
+  const [common, tip] = await commonAndTip(root, worktreeBranch(team.domain));
+  const git = teamGitOf(root, team, common);
   const paths = storePaths(git.store, git.branch);
   mkdirSync(git.store, { recursive: true });
-  for (const folder of [paths.refs, paths.logs]) {
-    // What the last agent left in its folders goes: they hold the branch where the repository has it.
-    rmSync(folder, { recursive: true, force: true });
-    mkdirSync(folder, { recursive: true });
-  }
+  // What the last agent left in its folders goes: they hold the branch where the repository has it, and
+  // nothing else (a relaunch that finds them so, as the last run of an agent that committed nothing left
+  // them, has nothing to do).
+  const refName = git.branch.split('/').at(-1)!;
+  const asLeft =
+    readObjectId(paths.ref) === tip && onlyEntry(paths.refs, refName) && onlyEntry(paths.logs, refName, true);
+  if (!asLeft)
+    for (const folder of [paths.refs, paths.logs]) {
+      rmSync(folder, { recursive: true, force: true });
+      mkdirSync(folder, { recursive: true });
+    }
   for (const folder of [join(paths.objects, 'info'), paths.repoObjects]) mkdirSync(folder, { recursive: true });
-  writeFileAtomic(paths.head, `ref: refs/heads/${git.branch}\n`, { durable: false });
-  writeFileAtomic(paths.config, '[core]\n\trepositoryformatversion = 0\n\tbare = true\n', { durable: false });
+  createFileExclusive(paths.head, `ref: refs/heads/${git.branch}\n`, { durable: false });
+  createFileExclusive(paths.config, '[core]\n\trepositoryformatversion = 0\n\tbare = true\n', { durable: false });
   // Inside the sandbox the first is the repository's objects (the second is the store itself, which git
   // passes over); outside, the first is an empty folder and the second the repository's objects.
-  writeFileAtomic(paths.alternates, `${paths.repoObjects}\n${join(git.common, 'objects')}\n`, { durable: false });
-  writeFileAtomic(paths.ref, `${tip}\n`, { durable: false });
-  writeFileAtomic(paths.synced, `${tip}\n`);
+  writeIfChanged(paths.alternates, `${paths.repoObjects}\n${join(git.common, 'objects')}\n`);
+  if (!asLeft) writeFileAtomic(paths.ref, `${tip}\n`, { durable: false });
+  if (readObjectId(paths.synced) !== tip) writeFileAtomic(paths.synced, `${tip}\n`);
   const mounts = repositoryMountPoints(git.common);
   for (const folder of [mounts.refs, mounts.logs]) mkdirSync(folder, { recursive: true });
   // The worktree's own config, read where the repository turns extensions.worktreeConfig on: made empty
   // (which git reads as no config) so the sandbox can keep it read-only.
   createFileExclusive(join(git.admin, 'config.worktree'), '', { durable: false });
   return { git, warning: brought?.kept ? brought.kept : undefined };
+}
+
+/**
+ * The repository's common git folder and the commit `branch` is at: read where git keeps them plainly (the
+ * root's own `.git` folder, the branch's loose ref file) — a launch waits for this — else asked of git (a
+ * root inside a repository or a worktree, a packed ref, another ref storage).
+ */
+async function commonAndTip(root: string, branch: string): Promise<[string | undefined, string]> {
+  const dotGit = join(root, '.git');
+  if (isFolder(dotGit) && !existsSync(join(dotGit, 'commondir'))) {
+    const tip = readObjectId(join(dotGit, 'refs', 'heads', ...branch.split('/')));
+    if (tip) return [dotGit, tip];
+  }
+  const [common, tip] = (
+    await gitAsync(root, ['rev-parse', '--path-format=absolute', '--git-common-dir', `refs/heads/${branch}^{commit}`])
+  ).split('\n');
+  return [common, tip!];
 }
 
 export interface BroughtIn {
@@ -146,10 +171,16 @@ export async function bringInTeamBranch(root: string, team: RegistryEntry): Prom
   if (!isStore(store)) return undefined;
   const branch = worktreeBranch(team.domain);
   const paths = storePaths(store, branch);
-  return withLock(paths.lock, async () => {
+  const committed = () => {
     const synced = readObjectId(paths.synced);
     const moved = readObjectId(paths.ref);
-    if (!synced || !moved || moved === synced) return undefined;
+    return synced && moved && moved !== synced ? { synced, moved } : undefined;
+  };
+  // Most runs committed nothing: that is seen without the lock.
+  if (!committed()) return undefined;
+  return withLock(paths.lock, async () => {
+    const { synced } = committed() ?? {};
+    if (!synced) return undefined;
     const real = `refs/heads/${branch}`;
     // Merged and cleaned up, or removed: there is no branch left to bring anything onto.
     if (!(await gitSucceedsAsync(root, ['rev-parse', '--verify', '--quiet', real]))) return undefined;
@@ -188,6 +219,35 @@ export async function bringInTeamBranch(root: string, team: RegistryEntry): Prom
 export async function removeTeamGitStore(root: string, domain: string): Promise<void> {
   await rm(teamGitStorePath(root, domain), { recursive: true, force: true });
   await gitSucceedsAsync(root, ['update-ref', '-d', `refs/fed/incoming/${domain}`]);
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `folder` is a real folder holding `name` alone (or nothing, where `empty` allows it). */
+function onlyEntry(folder: string, name: string, empty = false): boolean {
+  try {
+    if (!lstatSync(folder).isDirectory()) return false;
+    const entries = readdirSync(folder);
+    return (entries.length === 1 && entries[0] === name) || (empty && entries.length === 0);
+  } catch {
+    return false;
+  }
+}
+
+/** `file` holds `text`, written (not durably: fed writes it again before each run) only when it did not. */
+function writeIfChanged(file: string, text: string): void {
+  try {
+    if (lstatSync(file).isFile() && readFileSync(file, 'utf8') === text) return;
+  } catch {
+    // Not there yet.
+  }
+  writeFileAtomic(file, text, { durable: false });
 }
 
 /** A store fed made: a real folder (never a link) holding fed's `synced`. */

@@ -88,7 +88,7 @@ export function describeGits(running: readonly RunningProcess[]): string {
 }
 
 /** The repository's common git folder, where branches and worktree administration live. */
-export function gitCommonDir(root: string): string | undefined {
+function gitCommonDir(root: string): string | undefined {
   try {
     return resolve(root, git(root, ['rev-parse', '--git-common-dir']));
   } catch (error) {

@@ -2,13 +2,11 @@ import { createServer, Server } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 
 /**
- * The IPC channel between the launcher and the sandbox's listener (sandbox-listener.ts): the listening
- * socket goes up, then the launcher's go-ahead comes down. Kept free of fed's other modules: the watchdog
- * loads it.
+ * The IPC channel between the launcher and what listens in the sandbox's network namespace — the agent's
+ * watchdog (agent-watchdog.ts), or the built-in agent itself: each listening socket goes up, then the
+ * launcher's go-ahead comes down. Kept free of fed's other modules: the watchdog loads it.
  */
 export const LISTENER_READY = 'fed-network-ready';
-/** The descriptor the channel has inside the sandbox (after stdin, stdout, stderr and the lifeline). */
-export const LISTENER_CHANNEL_FD = 4;
 /**
  * Set for the built-in agent, which listens itself instead of a listener process before it: the ports to
  * listen on, separated by spaces (the sandbox's setting, read and removed by `listenForLauncher`).
@@ -16,23 +14,32 @@ export const LISTENER_CHANNEL_FD = 4;
 export const LISTEN_PORTS_ENV = 'FED_SANDBOX_LISTEN_PORTS';
 
 /**
- * The sandbox's side, in the process the launcher started in it (which inherited the channel): listens on
- * 127.0.0.1 at each port, in the sandbox's own network namespace, and hands each listening socket up
- * (its own copy closed once sent). Settles when the launcher has them all; rejects when a port cannot be
- * listened on, or the channel closes or says anything else first.
+ * The sandbox's side, in the process the launcher started in its network namespace (which inherited the
+ * channel): listens on 127.0.0.1 at each port there, and hands each listening socket up (its own copy
+ * closed once sent). Settles when the launcher has them all — or, `once: 'sent'`, as soon as each is sent
+ * (a connection made meanwhile waits in the socket's backlog for the launcher, which never goes away
+ * while the process that asked it to listen runs); rejects when a port cannot be listened on, or the
+ * channel closes or says anything else first.
  */
-export function handOverListeners(ports: readonly number[]): Promise<void> {
+export function handOverListeners(ports: readonly number[], once: 'received' | 'sent' = 'received'): Promise<void> {
   return new Promise((resolve, reject) => {
     const send = process.send?.bind(process);
     if (!send) return reject(new Error('no channel to the launcher (it starts this process with one)'));
     let waiting = ports.length;
+    let unsent = ports.length;
     const onMessage = (message: unknown) => {
       if (message !== LISTENER_READY) return settle(new Error(`the launcher sent ${JSON.stringify(message)}`));
       if (--waiting === 0) settle();
     };
+    const onSent = () => {
+      if (--unsent === 0 && once === 'sent') settle();
+    };
     const onDisconnect = () => settle(new Error('the launcher closed the channel before it had every port'));
     const servers: Server[] = [];
+    let settled = false;
     const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
       process.off('message', onMessage).off('disconnect', onDisconnect);
       if (!error) return resolve();
       // None left listening in the sandbox: the process ends with what it says.
@@ -44,7 +51,12 @@ export function handOverListeners(ports: readonly number[]): Promise<void> {
       const server = createServer();
       servers.push(server);
       server.on('error', (error) => settle(new Error(`cannot listen on 127.0.0.1:${port}: ${error.message}`)));
-      server.listen(port, '127.0.0.1', () => send({ listener: port }, server, () => server.close()));
+      server.listen(port, '127.0.0.1', () =>
+        send({ listener: port }, server, () => {
+          server.close();
+          onSent();
+        }),
+      );
     }
   });
 }
@@ -79,12 +91,4 @@ export function receiveListener(child: ChildProcess, serve: (listener: Server, p
     // event that would end the launcher.
     if (child.connected) child.send(LISTENER_READY, () => undefined);
   });
-}
-
-/** The watchdog's side, between the launcher and bwrap: the listener up (its own copy closed), the go-ahead down. */
-export function relayListener(child: ChildProcess): void {
-  child.on('message', (message, handle) => {
-    if (handle instanceof Server) process.send!(message, handle, () => handle.close());
-  });
-  process.on('message', (message) => child.send(message as string));
 }

@@ -137,7 +137,8 @@ export class AgentProcess {
     const [file, ...args] = options.command;
     if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
     const program = findProgram(file, options);
-    const wrapper = options.wrapper?.(program, { builtIn: options.endsWithLauncher === true });
+    const sandbox = options.wrapper?.(program, { builtIn: options.endsWithLauncher === true });
+    const wrapper = sandbox?.argv;
     const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     mkdirSync(dirname(options.logFile), { recursive: true });
     // The agent's stderr: never a link the agent planted (it would write the file it points at) nor a
@@ -177,6 +178,7 @@ export class AgentProcess {
           wrapper !== undefined,
           [...(wrapper ?? []), program, ...args],
           file,
+          sandbox?.network,
         ));
       if (options.onNetworkListener) receiveListener(child, options.onNetworkListener);
       if (child.stdin) {
@@ -190,6 +192,10 @@ export class AgentProcess {
       // Wait for the output to be read to its end too, so the last event of the stream is never missed.
       const drained = new Promise<void>((resolve) => stdout.once('close', resolve));
       let agent: AgentProcess | undefined = undefined;
+      // A watchdog in a network of its own says the agent's exit before it passes it on: bwrap, its parent,
+      // can pass on a signal only as an exit code (128 + its number).
+      let saidExit: AgentExit | undefined;
+      if (sandbox?.network) child.on('message', (message: unknown) => (saidExit = watchdogExit(message) ?? saidExit));
       const exited = new Promise<AgentExit>((resolve) =>
         child.once('exit', (code, signal) => {
           // What it left in its group ends first (the watchdog's part, when there is none); then its output
@@ -201,11 +207,13 @@ export class AgentProcess {
                 ? agent!.endSandbox()
                 : Promise.resolve()
           )
-            .then(() => Promise.race([drained, sleep(2_000, undefined, { ref: false })]))
+            .then(() =>
+              Promise.race([Promise.all([drained, disconnected(child)]), sleep(2_000, undefined, { ref: false })]),
+            )
             .then(() => {
               stdout.destroy();
               (child.stdio[3] as Readable | null)?.destroy();
-              resolve({ code, signal });
+              resolve(saidExit ?? { code, signal });
             });
         }),
       );
@@ -298,7 +306,9 @@ export class AgentProcess {
  * 'watchdog') or the command itself, in
  * its own process group — a Ctrl-C at the terminal reaches fed (which pauses the team and stops the agent
  * in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is the
- * lifeline the watchdog — or the agent itself — watches; `log` its stderr.
+ * lifeline the watchdog — or the agent itself — watches; `log` its stderr. With `network` (a sandbox with
+ * a network policy) the watchdog runs in a network namespace of its own, listens on the sandbox's ports
+ * and hands them up before it starts the sandbox in it (`network.outer`: sandbox-network.ts, networkOfItsOwn).
  */
 async function spawnAgent(
   options: AgentProcessOptions,
@@ -308,11 +318,17 @@ async function spawnAgent(
   sandboxed: boolean,
   command: readonly string[],
   shown: string,
+  network: { outer: readonly string[]; ports: readonly number[] } | undefined,
 ): Promise<ChildProcess> {
-  const [file, ...args] =
-    supervision === 'watchdog'
-      ? [process.execPath, watchdogScript(), String(graceMs), ...(sandboxed ? ['--sandboxed'] : []), ...command]
-      : command;
+  const watchdog = [
+    process.execPath,
+    watchdogScript(),
+    String(graceMs),
+    ...(network ? ['--listen', network.ports.join(',')] : []),
+    ...(sandboxed ? ['--sandboxed'] : []),
+    ...command,
+  ];
+  const [file, ...args] = supervision === 'watchdog' ? [...(network?.outer ?? []), ...watchdog] : command;
   const child = spawn(file!, args, {
     cwd: options.cwd,
     env:
@@ -335,6 +351,20 @@ async function spawnAgent(
     );
   });
   return child;
+}
+
+/** Resolves once `child`'s IPC channel is closed (every message it sent read), at once without one. */
+function disconnected(child: ChildProcess): Promise<void> {
+  return child.connected ? new Promise((resolve) => child.once('disconnect', () => resolve())) : Promise.resolve();
+}
+
+/** The agent's exit as the watchdog says it (`{ exit: { code, signal } }`: agent-watchdog.ts), else undefined. */
+function watchdogExit(message: unknown): AgentExit | undefined {
+  const exit = (message as { exit?: { code?: unknown; signal?: unknown } } | null)?.exit;
+  if (!exit) return undefined;
+  const code = typeof exit.code === 'number' ? exit.code : null;
+  const signal = typeof exit.signal === 'string' ? (exit.signal as NodeJS.Signals) : null;
+  return { code, signal };
 }
 
 /** Hand the launch to a spare watchdog (spare-watchdogs.ts); undefined if it died meanwhile (start one then). */

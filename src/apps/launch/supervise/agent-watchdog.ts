@@ -2,15 +2,15 @@ import { spawn } from 'node:child_process';
 import { fstatSync, writeSync } from 'node:fs';
 import { openForAppend } from '../../../infra/fs/open-for-append.js';
 import { LIFELINE_FD, watchLifeline } from '../../../infra/process/lifeline.js';
-import { relayListener } from '../../../infra/process/listener-channel.js';
+import { handOverListeners } from '../../../infra/process/listener-channel.js';
 import type { SpareLaunch } from './spare-watchdogs.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signalSandbox } from './agent-stop.js';
 
 /**
- * The agent's supervisor: `node agent-watchdog.js <graceMs> [--sandboxed] <program> [args…]`. `fed launch`
- * starts it as the leader of the agent's own process group, with a pipe on fd 3 that only the launcher
- * holds. Otherwise it is transparent: the agent inherits stdin/stdout/stderr, and its exit code or signal
- * is passed on — but only once nothing the agent started is left:
+ * The agent's supervisor: `node agent-watchdog.js <graceMs> [--listen <port>,…] [--sandboxed] <program>
+ * [args…]`. `fed launch` starts it as the leader of the agent's own process group, with a pipe on fd 3 that
+ * only the launcher holds. Otherwise it is transparent: the agent inherits stdin/stdout/stderr, and its exit
+ * code or signal is passed on — but only once nothing the agent started is left:
  * - When the agent exits, what it left behind in its process group is stopped (SIGTERM, SIGKILL after the
  *   grace period) before the exit is passed on, so nothing rewrites the deliverable after fed checked it.
  *   In the sandbox (`--sandboxed`: the program is bwrap, in a session of its own) the agent's PID namespace
@@ -20,6 +20,10 @@ import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signal
  *   and take them with it by SIGKILL, without a chance to save their session).
  * - When the launcher dies — even by SIGKILL — the kernel closes the pipe; the watchdog then stops it all
  *   itself, so no agent ever runs unsupervised.
+ * - With `--listen` (a sandbox with a network policy) it runs in the sandbox's network namespace, under the
+ *   bwrap that made it (sandbox-network.ts: networkOfItsOwn): before the agent starts it listens on the
+ *   ports there and hands each socket to the launcher over its IPC channel, and it says the agent's exit
+ *   there too before it passes it on (bwrap passes a signal on only as an exit code).
  *
  * `node agent-watchdog.js --spare` is the same watchdog started ahead of its launch (spare-watchdogs.ts), so a
  * dispatch does not wait for a node process to start before the agent's: it waits for one IPC message, the
@@ -35,25 +39,28 @@ if (argv[0] === '--spare') {
   // The IPC channel keeps the spare alive until its launch comes; the lifeline does not.
   process.once('message', (launch: SpareLaunch) => {
     if (process.connected) process.disconnect();
-    supervise({ ...launch, relay: false });
+    supervise({ ...launch, sayExit: false });
   });
 } else {
-  const [graceText, ...command] = argv;
+  const [graceText, ...rest] = argv;
+  const listen = rest[0] === '--listen' ? rest[1]!.split(',').map(Number) : undefined;
+  const command = listen ? rest.slice(2) : rest;
   const sandboxed = command[0] === '--sandboxed';
   const [file, ...args] = sandboxed ? command.slice(1) : command;
   if (!file || !Number.isFinite(Number(graceText))) {
-    process.stderr.write('usage: agent-watchdog <graceMs> [--sandboxed] <program> [args…] (started by fed launch)\n');
+    process.stderr.write(
+      'usage: agent-watchdog <graceMs> [--listen <port>,…] [--sandboxed] <program> [args…] (started by fed launch)\n',
+    );
     process.exit(2);
   }
-  // A sandbox with a network policy hands its proxy's listener up through here (launched with an IPC channel).
-  supervise({
-    graceMs: Number(graceText),
-    sandboxed,
-    file,
-    args,
-    stdin: true,
-    relay: sandboxed && process.send !== undefined,
-  });
+  const run = () => supervise({ graceMs: Number(graceText), sandboxed, file, args, stdin: true, sayExit: !!listen });
+  if (!listen) run();
+  else
+    // The agent may start once the sockets are on their way: a connection it makes waits in their backlog.
+    handOverListeners(listen, 'sent').then(run, (error: Error) => {
+      process.stderr.write(`fed: the agent's watchdog could not listen for the sandbox: ${error.message}\n`);
+      process.exit(125);
+    });
 }
 
 function supervise({
@@ -65,8 +72,8 @@ function supervise({
   env,
   log: logged,
   stdin,
-  relay,
-}: SpareLaunch & { relay: boolean }): void {
+  sayExit,
+}: SpareLaunch & { sayExit: boolean }): void {
   // A spare opens the agent's log itself (its own stderr goes nowhere): as the launcher did, never a link
   // or a FIFO put in its place, and only the very file the launcher wrote the header to. Its own messages
   // go there too. Otherwise stderr is the log already.
@@ -101,10 +108,9 @@ function supervise({
   const child = spawn(file, args, {
     cwd,
     env,
-    stdio: [stdin ? 'inherit' : 'ignore', 'inherit', log ?? 'inherit', ...(relay ? (['ignore', 'ipc'] as const) : [])],
+    stdio: [stdin ? 'inherit' : 'ignore', 'inherit', log ?? 'inherit'],
     detached: sandboxed,
   });
-  if (relay) relayListener(child);
   child.on('error', (error) => {
     say(`fed: cannot start the agent "${file}": ${error.message}\n`);
     process.exit(127);
@@ -147,7 +153,10 @@ function supervise({
             say(`fed: the sandbox's init (pid ${pid}) outlived SIGKILL; passing the exit on\n`),
           ),
       );
-    void ended.then(() => {
+    void ended.then(async () => {
+      // Said to the launcher first, where bwrap stands between: it cannot pass a signal on.
+      if (sayExit && process.connected)
+        await new Promise<void>((resolve) => process.send!({ exit: { code, signal } }, () => resolve()));
       if (signal) {
         process.removeAllListeners(signal);
         process.kill(process.pid, signal);

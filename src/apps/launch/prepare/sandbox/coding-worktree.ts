@@ -10,6 +10,7 @@ import {
   storePaths,
   type TeamGit,
 } from '../../../../engine/registry/team-git-store.js';
+import { commitIdentity } from './commit-identity.js';
 import type { SandboxMount } from './sandbox.js';
 import { WORKTREE_DENY_LIST } from './worktree-deny-list.js';
 
@@ -35,7 +36,8 @@ export interface CodingWorktree {
 const ADMIN_READ_ONLY = ['commondir', 'gitdir', 'config.worktree'];
 
 export async function codingWorktree(root: string, team: RegistryEntry): Promise<CodingWorktree> {
-  const { git, warning } = await readyTeamGit(root, team);
+  // Side by side: each is a git the launch waits for.
+  const [{ git, warning }, identity] = await Promise.all([readyTeamGit(root, team), commitIdentity(root, team)]);
   const placeholdersFile = join(git.store, 'placeholders');
   removePlaceholders(placeholdersFile);
   const placeholders: string[] = [];
@@ -63,7 +65,7 @@ export async function codingWorktree(root: string, team: RegistryEntry): Promise
   writeFileAtomic(placeholdersFile, placeholders.map((path) => `${path}\n`).join(''), { durable: false });
   return {
     mounts,
-    env: commitIdentity(root, team.domainId),
+    env: identity,
     warnings: warning ? [warning] : [],
     afterRun: async () => {
       removePlaceholders(placeholdersFile);
@@ -93,27 +95,11 @@ function gitMounts(git: TeamGit, keep: (path: string) => SandboxMount[]): Sandbo
 }
 
 /**
- * The identity the agent commits as: yours as git has it in the root (the repository's config, your global
- * one), else one naming the team — its home is its own, so git would otherwise refuse to commit.
- */
-function commitIdentity(root: string, teamId: string): Record<string, string> {
-  const read = (key: string) => {
-    try {
-      return runGit(root, ['config', '--get', key]) || undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const name = read('user.name') ?? `fed team ${teamId}`;
-  const email = read('user.email') ?? `${teamId}@fed.invalid`;
-  return { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
-}
-
-/**
  * The `.git` files of the worktree's submodules (as its `.gitmodules` lists them, read as data): each points
  * git at the submodule's git folder, and pointed elsewhere would have your git obey another's hooks.
  */
 function submoduleGitFiles(worktree: string): string[] {
+  if (!present(join(worktree, '.gitmodules'))) return [];
   let listed: string;
   try {
     listed = runGit(worktree, ['config', '--file', '.gitmodules', '--get-regexp', '^submodule\\..*\\.path$']);

@@ -1,7 +1,9 @@
 import { dirname, sep } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { agentListensArgs, filterLoader, listenerCommand, NETWORK_NAMESPACE } from './sandbox-network.js';
+import { agentListensArgs, filterLoader, NETWORK_ONLY, SECCOMP_FILTER, UNSHARE_NET } from './sandbox-network.js';
+import { probedOnce } from './probe-memory.js';
+import { socketFilter } from './socket-filter.js';
 import { findExecutable, leftOutReason } from '../../../../infra/process/find-executable.js';
 import { agentHomeArgs, type AgentHome } from './agent-home.js';
 
@@ -123,17 +125,10 @@ const ISOLATION = ['--unshare-pid', '--die-with-parent', '--new-session', '--cap
 const FRESH_PROC_AND_DEV = ['--dev', '/dev', '--proc', '/proc'];
 
 /**
- * The bwrap programs a probe found able to sandbox: a `fed run` launching many teams probes once. Only a
- * success is kept — a probe that failed for a passing reason (its timeout on a loaded machine) must not
- * leave every later team of the process unsandboxed.
- */
-const probed = new Set<string>();
-
-/**
  * `bwrap` on PATH if it can actually sandbox here — in some containers it is installed but may not create
  * namespaces — or why not. Never one a sandboxed agent could have planted (find-executable.ts: a planted
- * bwrap would run every later agent with no isolation at all). Probed until it succeeds once in this
- * process, for each bwrap found.
+ * bwrap would run every later agent with no isolation at all). Probed, built the way the agent's sandbox
+ * is, until it succeeds once (probe-memory.ts: remembered across processes too).
  */
 export function findBubblewrap(
   env: NodeJS.ProcessEnv,
@@ -143,18 +138,40 @@ export function findBubblewrap(
   const candidate = found.path;
   if (candidate === undefined)
     return { missing: `bubblewrap (bwrap) is not installed (apt-get install bubblewrap)${leftOutReason(found)}` };
-  if (probed.has(candidate)) return { bwrap: candidate };
-  // Built the way the agent's sandbox is: a bwrap that cannot isolate it here counts as missing.
-  const probe = spawnSync(candidate, [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
-  if (probe.status !== 0)
-    return {
-      missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
-    };
-  probed.add(candidate);
-  return { bwrap: candidate };
+  const failed = probedOnce(env, 'sandbox', candidate, () =>
+    probeFailure(
+      spawnSync(candidate, [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], PROBE),
+    ),
+  );
+  return failed === undefined
+    ? { bwrap: candidate }
+    : { missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${failed}` };
+}
+
+/**
+ * Why `bwrap` cannot give a sandbox a network of its own here, or undefined when it can: probed as the
+ * agent's runs are made — a network namespace with nothing else changed (sandbox-network.ts:
+ * networkOfItsOwn), the sandbox inside it with the seccomp filter — until it succeeds once
+ * (probe-memory.ts: remembered across processes too).
+ */
+export function networkNamespaceMissing(bwrap: string, env: NodeJS.ProcessEnv): string | undefined {
+  const filter = socketFilter();
+  if (!filter) return `fed knows no seccomp filter for this machine's architecture (${process.arch})`;
+  const sandbox = [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--seccomp', '0', '--', 'true'];
+  const failed = probedOnce(env, 'network', bwrap, () =>
+    // The filter on stdin here (the agent's is its prompt, hence the file).
+    probeFailure(spawnSync(bwrap, [...NETWORK_ONLY, '--', bwrap, ...sandbox], { ...PROBE, input: filter })),
+  );
+  return failed === undefined
+    ? undefined
+    : `bubblewrap (${bwrap}) cannot give the sandbox a network of its own (--unshare-net, --seccomp): ${failed}`;
+}
+
+const PROBE = { encoding: 'utf8', timeout: 10_000 } as const;
+
+/** Why a probe failed, in bwrap's words, or undefined when it succeeded. */
+function probeFailure(probe: SpawnSyncReturns<string>): string | undefined {
+  return probe.status === 0 ? undefined : (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
 }
 
 /**
@@ -186,12 +203,22 @@ function packageFolder(program: string): string {
 }
 
 /**
- * The sandbox (bwrap and its arguments) put before the agent's command, for its program: shown in the
- * sandbox wherever it is. `builtIn`: the launcher runs it as fed's own built-in agent (builtin-agent.ts).
+ * The sandbox put before the agent's program, for that program (shown in the sandbox wherever it is):
+ * `argv`, bwrap and its arguments — and with a network policy, where the agent's watchdog listens:
+ * `network` (the watchdog runs after `outer`, in a network namespace of its own which the sandbox shares,
+ * and listens on `ports` there: sandbox-network.ts, networkOfItsOwn). `builtIn`: the launcher runs it as
+ * fed's own built-in agent (builtin-agent.ts), which listens itself.
  */
-export type SandboxWrapper = (program: string, agent: { builtIn: boolean }) => string[];
+export type SandboxWrapper = (
+  program: string,
+  agent: { builtIn: boolean },
+) => { argv: string[]; network?: { outer: readonly string[]; ports: readonly number[] } };
 
-/** The bwrap arguments that run a command in the sandbox (the command follows them). */
+/**
+ * The bwrap arguments that run a command in the sandbox (the command follows them). With a network policy
+ * the sandbox's network namespace is its own where the agent listens itself (`agentListens`), else the one
+ * its watchdog runs in (sandbox-network.ts: networkOfItsOwn).
+ */
 export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   return [
     ...(plan.network ? filterLoader(plan.network.filterFile) : []),
@@ -213,11 +240,10 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
     ...mountArgs(plan.workspace),
     // What is hidden in the root (a codebase's `.env`): after it, or the root would show it again.
     ...mountArgs(plan.hidden.inRoot),
-    ...(plan.network ? NETWORK_NAMESPACE : []),
+    ...(plan.network?.agentListens ? [...UNSHARE_NET, ...SECCOMP_FILTER] : plan.network ? SECCOMP_FILTER : []),
     ...(plan.network?.agentListens ? agentListensArgs(plan.network.forwardedPorts) : []),
     ...(plan.home ? agentHomeArgs(plan.home) : []),
     ...Object.entries(plan.env ?? {}).flatMap(([name, value]) => ['--setenv', name, value]),
     '--',
-    ...(plan.network && !plan.network.agentListens ? listenerCommand(plan.network.forwardedPorts) : []),
   ];
 }

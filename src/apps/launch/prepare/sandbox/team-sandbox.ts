@@ -18,12 +18,13 @@ import {
   bubblewrapArgs,
   findBubblewrap,
   machineMounts,
+  networkNamespaceMissing,
   shownProgram,
   type HiddenMounts,
   type SandboxMount,
   type SandboxWrapper,
 } from './sandbox.js';
-import { filterFile, networkNamespaceMissing, writeFilter } from './sandbox-network.js';
+import { filterFile, networkOfItsOwn, sandboxPorts, writeFilter } from './sandbox-network.js';
 import { teamSandboxSetting } from './sandbox-setting.js';
 
 /** What the sandbox needs to know of the run's agent CLI. */
@@ -80,7 +81,7 @@ export async function teamSandbox(
   const ownConnection = agent.builtIn && backendOverTheNetwork(config);
   const policy = agent.policy === 'open' || ownConnection ? undefined : agent.policy;
   // Never a silent fall-back to an open network (the built-in agent is fed's own code and opens no other connection).
-  const missing = 'missing' in found ? found.missing : policy && networkNamespaceMissing(found.bwrap);
+  const missing = 'missing' in found ? found.missing : policy && networkNamespaceMissing(found.bwrap, env);
   if (missing && policy && !agent.builtIn) throw networkUnavailable(team.domainId, policy, missing);
   if ('missing' in found) {
     warnings.push(
@@ -115,17 +116,17 @@ export async function teamSandbox(
         warnings.push(
           `the agent's program ${program} lies right in ${shown.alone}, which the sandbox makes private: only the program itself is shown in it, not the files beside it; put it in a folder of its own`,
         );
-      return bubblewrapArgs(bwrap, {
+      const agentListens = agent.builtIn && started.builtIn;
+      const argv = bubblewrapArgs(bwrap, {
         ...plan,
         program: shown.paths,
         network: networked
-          ? {
-              filterFile: filterFile(team.location),
-              forwardedPorts: policy.forwarded,
-              agentListens: agent.builtIn && started.builtIn,
-            }
+          ? { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded, agentListens }
           : undefined,
       });
+      return networked && !agentListens
+        ? { argv, network: { outer: networkOfItsOwn(bwrap), ports: sandboxPorts(policy.forwarded) } }
+        : { argv };
     },
     network: networked ? policy : undefined,
     allows: setting.allow,

@@ -12,7 +12,7 @@ export class LoopbackForward {
 
   constructor(private readonly onConnection: (connection: ProxiedConnection) => void) {}
 
-  /** Serve the sandbox's listener at `port` (handed up by the sandbox, network/sandbox-listener.ts). */
+  /** Serve the sandbox's listener at `port` (handed up from its network namespace: listener-channel.ts). */
   serve(listener: Server, port: number): void {
     listener.on('connection', (client) => this.pipe(client, port));
   }
