@@ -147,9 +147,9 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
       );
       expect(lines).toContain('fed launching a team: exit 2: fed: fed launch is not for an agent');
       expect(lines).toMatch(
-        /fed with a wrong token: exit 2: fed: the broker at .* refused the request: FED_BROKER_TOKEN/,
+        /fed with a wrong token: exit 2: fed: the broker refused the request: FED_BROKER_TOKEN/,
       );
-      // Another team's broker is a Unix socket, and none can be made in a sandbox with a network policy.
+      // No Unix socket can be made in a sandbox with a network policy (nor has one a broker socket).
       expect(lines).toMatch(
         /fed through another team's broker: exit 1: fed: cannot reach the federation through the launcher's broker at .*\/teams\/other\/.*EPERM/,
       );

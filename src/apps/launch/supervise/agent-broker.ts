@@ -23,8 +23,12 @@ import { checkAgentCommand, isInside } from './agent-commands.js';
 import type { CommandIo } from '../../../core/command-io.js';
 
 export interface AgentBrokerOptions {
-  /** Where the socket goes: in the team's own workspace, which only its agent and fed can write. */
-  socketPath: string;
+  /**
+   * Where the socket goes: in the team's own workspace, which only its agent and fed can write. None for a
+   * sandbox with a network policy, whose agent reaches the broker on its own loopback (serveFrom) and can
+   * make no Unix socket.
+   */
+  socketPath: string | undefined;
   /** The federation root: the only `--root` an agent may name. */
   root: string;
   /** The environment the commands run with: the launcher's, with FED_ROOT and FED_TEAM naming the team. */
@@ -98,7 +102,11 @@ export class AgentBroker {
   private readonly authenticated = new Set<Socket>();
   private readonly unauthenticated = new Set<Socket>();
   private readonly env: NodeJS.ProcessEnv;
-  private readonly server: Server;
+  /**
+   * The Unix socket's server, where there is one: a sandbox with a network policy has none, and its launch
+   * loads Node's network modules while the agent starts (the listeners it hands up bring them), not before.
+   */
+  private listening: Server | undefined;
   private closed: Promise<void> | undefined;
 
   private constructor(private readonly options: AgentBrokerOptions) {
@@ -108,19 +116,20 @@ export class AgentBroker {
     delete env[BROKER_ENV];
     delete env[BROKER_TOKEN_ENV];
     this.env = { ...env, FED_CODE_CACHE: 'off' };
-    this.server = createServer((socket) => this.serve(socket));
   }
 
-  /** Listening on `options.socketPath` (a socket a launch that died left there is replaced). */
+  /** Listening on `options.socketPath` (a socket a launch that died left there is replaced), where there is one. */
   static async start(options: AgentBrokerOptions): Promise<AgentBroker> {
     const broker = new AgentBroker(options);
+    if (options.socketPath === undefined) return broker;
     mkdirSync(dirname(options.socketPath), { recursive: true });
     unlinkQuietly(options.socketPath);
     const { address, release } = socketAddress(options.socketPath);
     try {
       await new Promise<void>((resolve, reject) => {
-        broker.server.once('error', reject);
-        broker.server.listen(address, resolve);
+        const server = (broker.listening = createServer((socket) => broker.serve(socket)));
+        server.once('error', reject);
+        server.listen(address, resolve);
       });
     } catch (error) {
       throw new RefusedError(
@@ -140,12 +149,15 @@ export class AgentBroker {
    * token, and a hog holding them would keep the agent's commands out — the caps are serve()'s, token first.
    */
   serveFrom(listener: Server): void {
-    listener.on('connection', (socket: Socket) => this.server.emit('connection', socket));
+    listener.on('connection', (socket: Socket) => this.serve(socket));
   }
 
   /** What the agent's environment gets: where its fed commands go, and the token that lets them in. */
   agentEnv(): Record<string, string> {
-    return { [BROKER_ENV]: this.options.socketPath, [BROKER_TOKEN_ENV]: this.token };
+    return {
+      ...(this.options.socketPath === undefined ? {} : { [BROKER_ENV]: this.options.socketPath }),
+      [BROKER_TOKEN_ENV]: this.token,
+    };
   }
 
   /** Stop listening, stop the commands still running, remove the socket (once; later calls wait for it). */
@@ -153,10 +165,10 @@ export class AgentBroker {
     this.closed ??= (async () => {
       for (const child of this.running) child.kill('SIGKILL');
       for (const socket of this.connections) socket.destroy();
-      await new Promise<void>((resolve) => this.server.close(() => resolve()));
+      if (this.listening) await new Promise<void>((resolve) => this.listening!.close(() => resolve()));
       // An event being applied is never cut short: its lifecycle write, journal and report finish.
       await Promise.all(this.applying);
-      unlinkQuietly(this.options.socketPath);
+      if (this.options.socketPath !== undefined) unlinkQuietly(this.options.socketPath);
     })();
     return this.closed;
   }
@@ -287,7 +299,7 @@ export class AgentBroker {
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
       return new RefusedError(
         'BROKER_REFUSED',
-        `the broker at ${this.options.socketPath} refused the request: ${BROKER_TOKEN_ENV} is not the token of the agent it serves`,
+        `the broker${this.options.socketPath === undefined ? '' : ` at ${this.options.socketPath}`} refused the request: ${BROKER_TOKEN_ENV} is not the token of the agent it serves`,
       );
     if (this.authenticated.size >= MAX_CONNECTIONS)
       return new RefusedError(

@@ -114,7 +114,8 @@ export class RunningAgent {
       agent.broker =
         sandbox || builtIn
           ? await AgentBroker.start({
-              socketPath: paths.brokerSocket,
+              // With a network policy the agent reaches it on its own loopback only (prepared.network).
+              socketPath: prepared.network ? undefined : paths.brokerSocket,
               root,
               env: brokerEnv,
               applyEvent: teamEventApplier(fed, team.domainId, options.config, brokerEnv),
