@@ -8,9 +8,6 @@ import { BROKER_ENV } from '../../../../infra/process/broker-protocol.js';
 import { SANDBOX_BROKER_PORT, SANDBOX_PROXY_PORT } from '../../../../core/schema/network-policy.js';
 import { LoopbackForward } from './loopback-forward.js';
 
-/** The Node line fed runs on, which the agent's fed commands and the built-in agent run on too. */
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
-
 /** One sandboxed run's network: its proxy, the environment that points the agent at it, and what it saw. */
 export class RunNetwork {
   private readonly log: NetworkLog;
@@ -56,10 +53,9 @@ export class RunNetwork {
       all_proxy: proxy,
       NO_PROXY: local,
       no_proxy: local,
-      // Node 24 and later: its fetch and http follow the variables above too. Node 22 has the variable only
-      // as an experiment that warns on every start of every node process ("EnvHttpProxyAgent is
-      // experimental"), fed's own commands in the sandbox included: left out when fed runs on Node 22.
-      ...(NODE_MAJOR >= 24 ? { NODE_USE_ENV_PROXY: '1' } : {}),
+      // Not NODE_USE_ENV_PROXY: Node 24 and later would load their proxy support into every node process
+      // the agent starts (a project's tests start many), doubling each start; the CLIs read the variables
+      // above themselves. A program that needs Node's own fetch to follow them can be given it by the user.
       [BROKER_ENV]: `tcp://127.0.0.1:${SANDBOX_BROKER_PORT}`,
     };
   }
