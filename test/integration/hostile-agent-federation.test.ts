@@ -146,9 +146,7 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
         /fed archiving a team: exit 2: fed: fed team archive is not for an agent: inside the sandbox an agent may run fed event, fed signal send\|list\|show\|ack\|watch, /,
       );
       expect(lines).toContain('fed launching a team: exit 2: fed: fed launch is not for an agent');
-      expect(lines).toMatch(
-        /fed with a wrong token: exit 2: fed: the broker refused the request: FED_BROKER_TOKEN/,
-      );
+      expect(lines).toMatch(/fed with a wrong token: exit 2: fed: the broker refused the request: FED_BROKER_TOKEN/);
       // No Unix socket can be made in a sandbox with a network policy (nor has one a broker socket).
       expect(lines).toMatch(
         /fed through another team's broker: exit 1: fed: cannot reach the federation through the launcher's broker at .*\/teams\/other\/.*EPERM/,
