@@ -228,6 +228,25 @@ const PLANTED: PlantedKey[] = [
     plainly: ({ plain }) => quiet(() => plain('status', '--porcelain')),
   },
   {
+    what: 'a repository nested in the work tree, added as a gitlink, with a clean filter of its own: status looks into it',
+    plant: ({ dir, plain, program }) => {
+      const nested = join(dir, 'nested');
+      const inNested = (...args: string[]) => execFileSync('git', ['-C', nested, ...args], { stdio: 'ignore' });
+      execFileSync('git', ['init', '-q', nested]);
+      writeFileSync(join(nested, 'b.txt'), 'hi\n');
+      writeFileSync(join(nested, '.gitattributes'), 'b.txt filter=planted\n');
+      inNested('add', '-A');
+      inNested('-c', 'user.name=agent', '-c', 'user.email=agent@test', 'commit', '-qm', 'nested');
+      inNested('config', 'filter.planted.clean', program);
+      quiet(() => plain('add', 'nested'));
+      plain('commit', '-qm', 'gitlink');
+      // The same size, so git must read the file (through its clean filter) to know it changed.
+      writeFileSync(join(nested, 'b.txt'), 'ho\n');
+    },
+    fed: async ({ dir }) => git(dir, ['status', '--porcelain']),
+    plainly: ({ plain }) => quiet(() => plain('status', '--porcelain')),
+  },
+  {
     what: 'core.sshCommand in the repository config: a command that talks to an ssh remote runs it',
     plant: ({ plain, quitter }) => plain('config', 'core.sshCommand', quitter),
     fed: ({ dir }) => gitRemote(dir, ['ls-remote', 'ssh://git@127.0.0.1:1/repo.git'], 10_000).catch(() => 0),

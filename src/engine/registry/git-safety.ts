@@ -28,6 +28,9 @@ export const FORCED_CONFIG: readonly string[] = [
   // Submodules are other repositories, with their own config and hooks.
   'submodule.recurse=false',
   'fetch.recurseSubmodules=false',
+  // A repository nested in a work tree (a gitlink an agent added) is looked into by `git status` — with
+  // that repository's own config, filters and all. Its commit still counts; what its work tree holds not.
+  'diff.ignoreSubmodules=dirty',
   // A program git asks for a password; fed never types one (GIT_TERMINAL_PROMPT=0 too).
   'core.askPass=',
 ];
