@@ -329,7 +329,14 @@ export { openForAppend } from './infra/fs/open-for-append.js';
 export { readFileBounded } from './infra/fs/read-file-bounded.js';
 export { readFileFrom, readFileTail, readIdentifiedTextFile, readTextFile } from './infra/fs/read-json-file.js';
 export { fileSystemErrorFor } from './infra/fs/fs-errors.js';
-export { encodeFrame, FRAME, FrameReader, MAX_FRAME_BYTES, socketAddress } from './infra/process/broker-protocol.js';
+export {
+  brokerAddress,
+  encodeFrame,
+  FRAME,
+  FrameReader,
+  MAX_FRAME_BYTES,
+  socketAddress,
+} from './infra/process/broker-protocol.js';
 export { sendBrokerEvent } from './infra/process/broker-event.js';
 export { KILL_POINT_ENV } from './infra/process/kill-point.js';
 export { LISTEN_PORTS_ENV, receiveListener } from './infra/process/listener-channel.js';

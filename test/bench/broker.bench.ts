@@ -31,7 +31,7 @@ export default async function bench(): Promise<void> {
     await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document the project' });
     const fed = openFederation(root, { env });
     broker = await AgentBroker.start({
-      socketPath: workspacePaths(docs.location).brokerSocket,
+      listen: { socketPath: workspacePaths(docs.location).brokerSocket },
       root,
       env,
       applyEvent: teamEventApplier(fed, 'docs', fed.config, env),

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
   AgentBroker,
+  brokerAddress,
   type AgentBrokerOptions,
   encodeFrame,
   FRAME,
@@ -45,7 +46,7 @@ interface BrokerSetup {
   applyEvent?: AgentBrokerOptions['applyEvent'];
   runInProcess?: AgentBrokerOptions['runInProcess'];
   env?: NodeJS.ProcessEnv;
-  socketPath?: string;
+  listen?: AgentBrokerOptions['listen'];
   requestTimeoutMs?: number;
   tokenTimeoutMs?: number;
   /** Lets go whatever would keep close() waiting (events the test holds). */
@@ -55,7 +56,7 @@ interface BrokerSetup {
 /** A broker for `root`, closed when the test ends; its events answered `<TYPE> applied` unless `applyEvent` is given. */
 async function startBroker(root: string, setup: BrokerSetup = {}): Promise<AgentBroker> {
   const broker = await AgentBroker.start({
-    socketPath: setup.socketPath ?? join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock'),
+    listen: setup.listen ?? { socketPath: join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock') },
     root,
     env: setup.env ?? process.env,
     applyEvent: setup.applyEvent ?? (async ({ type }) => ({ stdout: `${type} applied\n`, warnings: [] })),
@@ -117,8 +118,8 @@ function connectTo(
   frames: Buffer[],
   options: { allowHalfOpen?: boolean; onFrame?: (got: Frame[], socket: Socket) => void } = {},
 ): { socket: Socket; answer: Promise<Frame[]> } {
-  const target = socketAddress(broker.agentEnv().FED_BROKER!);
-  const socket = connect({ path: target.address, allowHalfOpen: options.allowHalfOpen ?? false });
+  const target = brokerAddress(broker.agentEnv().FED_BROKER!);
+  const socket = connect({ ...target.options, allowHalfOpen: options.allowHalfOpen ?? false });
   onTestFinished(() => void socket.destroy());
   const answer = new Promise<Frame[]>((resolve, reject) => {
     const reader = new FrameReader();
@@ -213,6 +214,18 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     const answer = await request(broker, ask(broker.token, ['team', 'show', '--json'], root));
     expect(answer).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(answer.stdout)).toMatchObject({ domainId: 'docs' });
+  });
+
+  it("listens on a free port of the machine's loopback for a sandbox without a network of its own, closing it with the broker", async () => {
+    const { root, broker } = await docsBroker({ listen: 'loopback' });
+    const named = broker.agentEnv().FED_BROKER!;
+    expect(named).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
+    const answer = await request(broker, ask(broker.token, ['team', 'show', '--json'], root));
+    expect(answer).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(answer.stdout)).toMatchObject({ domainId: 'docs' });
+    await broker.close();
+    const refused = connect(brokerAddress(named).options);
+    await expect(once(refused, 'connect')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it("runs a one-shot command in the launcher's own process when handed runCli, as the team, where the agent is (issue 48)", async () => {
@@ -362,7 +375,7 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     const arrived = join(root, 'arrived');
     const verdict = join(root, 'verdict');
     const broker = await AgentBroker.start({
-      socketPath: join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock'),
+      listen: { socketPath: join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock') },
       root,
       env: process.env,
       applyEvent: async ({ type }) => {
@@ -829,7 +842,7 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     const stale = join(root, 'stale.sock');
     writeFileSync(stale, 'what a launch that died left');
     for (const socketPath of [made, stale]) {
-      const broker = await startBroker(root, { socketPath });
+      const broker = await startBroker(root, { listen: { socketPath } });
       expect(statSync(socketPath).isSocket()).toBe(true);
       expect(statSync(socketPath).mode & 0o777).toBe(0o600);
       expect(await request(broker, event(broker.token, 'PLAN_READY', {}))).toMatchObject({ code: 0 });
@@ -839,7 +852,7 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
   it('refuses to start, saying where, when its socket cannot be made', async () => {
     // A folder no one can make a socket in, root included.
     const started = AgentBroker.start({
-      socketPath: '/proc/self/broker.sock',
+      listen: { socketPath: '/proc/self/broker.sock' },
       root: tempDir(),
       env: process.env,
       applyEvent: async () => ({ stdout: '', warnings: [] }),
@@ -864,7 +877,7 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
           return false;
         }
       });
-    const broker = await startBroker(root, { socketPath });
+    const broker = await startBroker(root, { listen: { socketPath } });
     expect(folderDescriptors()).toEqual([]);
     expect(statSync(socketPath).mode & 0o777).toBe(0o600);
     expect(await request(broker, event(broker.token, 'PLAN_READY', {}))).toEqual({

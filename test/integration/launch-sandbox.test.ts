@@ -327,6 +327,28 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     },
   );
 
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
+    'a team whose network is open still makes no Unix socket, and reaches fed through its broker on the loopback (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission();
+      const path = join(root, 'db.sock');
+      const server = createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => server.listen(path, resolve));
+      onTestFinished(() => void server.close());
+      const result = await launchTeam(openFederation(root), 'docs', {
+        config: { ...config, agent: { ...config.agent, network: 'open' } },
+        agent: fakeAgent('reach-unix-socket'),
+        pollMs: 50,
+        env: { ...process.env, FED_UNIX_SOCKET: path },
+      });
+      expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toContain(
+        'the host Unix socket: refused (EPERM)\n',
+      );
+      // Its fed commands went through the broker, on a port of the machine's loopback.
+      expect(result).toMatchObject({ outcome: 'complete', lastRun: { sandboxed: true } });
+    },
+  );
+
   it("fed run calls a launch its agent.home or network policy refuses 'refused', as fed launch exits 2 for it, not an error", async () => {
     const { root, config } = await federationWithMission();
     for (const agent of [

@@ -136,7 +136,8 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
         workspace: [{ kind: 'writable', path: '/r/.fed/teams/docs' }],
         hidden: { outsideRoot: [], inRoot: [] },
         machine: { privateTemp: [], protectedPaths: [] },
-        network: { filterFile: '/r/.fed/teams/docs/.fed/launch/filter.bpf', forwardedPorts: [5432], agentListens },
+        filterFile: '/r/.fed/teams/docs/.fed/launch/filter.bpf',
+        network: { forwardedPorts: [5432], agentListens },
       });
     const namespace = ['--unshare-net', '--seccomp', '9'];
 
@@ -168,6 +169,28 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       // The agent's command follows bwrap's `--` directly.
       expect(args.slice(end + 1)).toEqual([]);
     });
+  });
+});
+
+describe('without a network policy (the policy open)', () => {
+  it("the filter all the same, read from descriptor 9, with the machine's network", () => {
+    const args = bubblewrapArgs('bwrap', {
+      root: '/r',
+      workspace: [{ kind: 'writable', path: '/r/.fed/teams/docs' }],
+      hidden: { outsideRoot: [], inRoot: [] },
+      machine: { privateTemp: [], protectedPaths: [] },
+      filterFile: '/r/.fed/teams/docs/.fed/launch/filter.bpf',
+    });
+    expect(args.slice(0, 5)).toEqual([
+      '/bin/sh',
+      '-c',
+      'exec "$@" 9<"$0"',
+      '/r/.fed/teams/docs/.fed/launch/filter.bpf',
+      'bwrap',
+    ]);
+    const end = args.indexOf('--');
+    expect(args.slice(end - 2, end)).toEqual(['--seccomp', '9']);
+    expect(args).not.toContain('--unshare-net');
   });
 });
 

@@ -59,7 +59,6 @@ export function prepareFixAttempt(launch: Launch, prepared: PreparedRun, fixing:
     sandboxed: prepared.sandbox !== undefined,
     fix: { runId: prepared.run.runId, sessionId: fixing.sessionId, attempt },
   });
-  if (prepared.network)
-    writeFilter(team.location, { unixSockets: prepared.sandbox?.allows.includes('unix-sockets') ?? false });
+  if (prepared.sandbox) writeFilter(team.location, prepared.sandbox.allows);
   return { ...prepared, context, files, run };
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { z } from 'zod';
@@ -24,11 +24,12 @@ import type { CommandIo } from '../../../core/command-io.js';
 
 export interface AgentBrokerOptions {
   /**
-   * Where the socket goes: in the team's own workspace, which only its agent and fed can write. None for a
-   * sandbox with a network policy, whose agent reaches the broker on its own loopback (serveFrom) and can
-   * make no Unix socket.
+   * Where the agent reaches the broker: a Unix socket (an unsandboxed built-in agent's), in the team's own
+   * workspace, which only its agent and fed can write; a port of the machine's loopback (`loopback`: a
+   * sandbox without a network of its own, whose agent can make no Unix socket); or none of its own — a
+   * sandbox with a network policy reaches it on its own loopback (serveFrom).
    */
-  socketPath: string | undefined;
+  listen: { socketPath: string } | 'loopback' | 'handed';
   /** The federation root: the only `--root` an agent may name. */
   root: string;
   /** The environment the commands run with: the launcher's, with FED_ROOT and FED_TEAM naming the team. */
@@ -103,10 +104,12 @@ export class AgentBroker {
   private readonly unauthenticated = new Set<Socket>();
   private readonly env: NodeJS.ProcessEnv;
   /**
-   * The Unix socket's server, where there is one: a sandbox with a network policy has none, and its launch
+   * The broker's own server, where there is one: a sandbox with a network policy has none, and its launch
    * loads Node's network modules while the agent starts (the listeners it hands up bring them), not before.
    */
   private listening: Server | undefined;
+  /** What the agent's FED_BROKER names: the socket's path, or `tcp://127.0.0.1:<port>`. */
+  private address: string | undefined;
   private closed: Promise<void> | undefined;
 
   private constructor(private readonly options: AgentBrokerOptions) {
@@ -118,28 +121,39 @@ export class AgentBroker {
     this.env = { ...env, FED_CODE_CACHE: 'off' };
   }
 
-  /** Listening on `options.socketPath` (a socket a launch that died left there is replaced), where there is one. */
+  /**
+   * Listening where `options.listen` says: on its Unix socket (one a launch that died left there is
+   * replaced), or on a free port of the machine's loopback.
+   */
   static async start(options: AgentBrokerOptions): Promise<AgentBroker> {
     const broker = new AgentBroker(options);
-    if (options.socketPath === undefined) return broker;
-    mkdirSync(dirname(options.socketPath), { recursive: true });
-    unlinkQuietly(options.socketPath);
-    const { address, release } = socketAddress(options.socketPath);
+    const { listen } = options;
+    if (listen === 'handed') return broker;
+    const socketPath = listen === 'loopback' ? undefined : listen.socketPath;
+    if (socketPath !== undefined) {
+      mkdirSync(dirname(socketPath), { recursive: true });
+      unlinkQuietly(socketPath);
+    }
+    const unix = socketPath === undefined ? undefined : socketAddress(socketPath);
+    const server = (broker.listening = createServer((socket) => broker.serve(socket)));
     try {
       await new Promise<void>((resolve, reject) => {
-        const server = (broker.listening = createServer((socket) => broker.serve(socket)));
         server.once('error', reject);
-        server.listen(address, resolve);
+        server.listen(unix ? { path: unix.address } : { host: '127.0.0.1', port: 0 }, resolve);
       });
     } catch (error) {
       throw new RefusedError(
         'AGENT_COMMAND',
-        `cannot start the broker of the sandboxed agent at ${options.socketPath}: ${(error as Error).message}`,
+        `cannot start the broker of the sandboxed agent${socketPath === undefined ? ' on the loopback' : ` at ${socketPath}`}: ${(error as Error).message}`,
       );
     } finally {
-      release();
+      unix?.release();
     }
-    chmodSync(options.socketPath, 0o600);
+    if (socketPath === undefined) broker.address = `tcp://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    else {
+      chmodSync(socketPath, 0o600);
+      broker.address = socketPath;
+    }
     return broker;
   }
 
@@ -155,7 +169,7 @@ export class AgentBroker {
   /** What the agent's environment gets: where its fed commands go, and the token that lets them in. */
   agentEnv(): Record<string, string> {
     return {
-      ...(this.options.socketPath === undefined ? {} : { [BROKER_ENV]: this.options.socketPath }),
+      ...(this.address === undefined ? {} : { [BROKER_ENV]: this.address }),
       [BROKER_TOKEN_ENV]: this.token,
     };
   }
@@ -168,7 +182,7 @@ export class AgentBroker {
       if (this.listening) await new Promise<void>((resolve) => this.listening!.close(() => resolve()));
       // An event being applied is never cut short: its lifecycle write, journal and report finish.
       await Promise.all(this.applying);
-      if (this.options.socketPath !== undefined) unlinkQuietly(this.options.socketPath);
+      if (typeof this.options.listen === 'object') unlinkQuietly(this.options.listen.socketPath);
     })();
     return this.closed;
   }
@@ -299,7 +313,7 @@ export class AgentBroker {
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
       return new RefusedError(
         'BROKER_REFUSED',
-        `the broker${this.options.socketPath === undefined ? '' : ` at ${this.options.socketPath}`} refused the request: ${BROKER_TOKEN_ENV} is not the token of the agent it serves`,
+        `the broker${this.address === undefined ? '' : ` at ${this.address}`} refused the request: ${BROKER_TOKEN_ENV} is not the token of the agent it serves`,
       );
     if (this.authenticated.size >= MAX_CONNECTIONS)
       return new RefusedError(

@@ -114,8 +114,9 @@ export class RunningAgent {
       agent.broker =
         sandbox || builtIn
           ? await AgentBroker.start({
-              // With a network policy the agent reaches it on its own loopback only (prepared.network).
-              socketPath: prepared.network ? undefined : paths.brokerSocket,
+              // A sandboxed agent makes no Unix socket: it reaches the broker on a loopback — its own, with a
+              // network policy (prepared.network), else the machine's.
+              listen: prepared.network ? 'handed' : sandbox ? 'loopback' : { socketPath: paths.brokerSocket },
               root,
               env: brokerEnv,
               applyEvent: teamEventApplier(fed, team.domainId, options.config, brokerEnv),

@@ -4,15 +4,16 @@ import { writeFileAtomic } from '../../../../infra/fs/atomic-write.js';
 import { LISTEN_PORTS_ENV } from '../../../../infra/process/listener-channel.js';
 import { socketFilter } from './socket-filter.js';
 import { SANDBOX_BROKER_PORT, SANDBOX_PROXY_PORT } from '../../../../core/schema/network-policy.js';
+import type { SandboxAllowance } from '../../../../core/schema/config.js';
 
 /** The descriptor bwrap reads the seccomp filter from. */
 const FILTER_FD = 9;
 
 /**
- * bwrap's arguments for a sandbox with a network policy: the filter that keeps it to the sockets it needs
- * (socket-filter.ts), read from the descriptor `filterLoader` opens — in a network namespace of its own
- * (loopback only): made by this sandbox (`UNSHARE_NET`, for the built-in agent, which listens itself) or
- * by the one the agent's watchdog runs in (`networkOfItsOwn`), which the sandbox then shares.
+ * bwrap's arguments for the filter every sandbox loads, which keeps it to the sockets it needs
+ * (socket-filter.ts), read from the descriptor `filterLoader` opens; and with a network policy, a network
+ * namespace of its own (loopback only): made by this sandbox (`UNSHARE_NET`, for the built-in agent, which
+ * listens itself) or by the one the agent's watchdog runs in (`networkOfItsOwn`), which the sandbox then shares.
  */
 export const SECCOMP_FILTER = ['--seccomp', String(FILTER_FD)];
 export const UNSHARE_NET = ['--unshare-net'];
@@ -43,11 +44,15 @@ export function filterFile(workspace: string): string {
 }
 
 /**
- * The filter, written for a sandbox about to start (the agent of an earlier run may have changed the file);
- * `unixSockets`: the team's sandbox allows them (its setting's allowance).
+ * The filter, written for a sandbox about to start (the agent of an earlier run may have changed the file),
+ * with what the team's sandbox setting allows (`unix-sockets`); returns where, or undefined where fed knows
+ * no filter for this machine's architecture.
  */
-export function writeFilter(workspace: string, allow: { unixSockets: boolean }): void {
-  writeFileAtomic(filterFile(workspace), socketFilter(process.arch, allow)!, { durable: false });
+export function writeFilter(workspace: string, allows: readonly SandboxAllowance[]): string | undefined {
+  const filter = socketFilter(process.arch, { unixSockets: allows.includes('unix-sockets') });
+  if (!filter) return undefined;
+  writeFileAtomic(filterFile(workspace), filter, { durable: false });
+  return filterFile(workspace);
 }
 
 /** The ports the sandbox listens on: the proxy's, the broker's, then those forwarded to the machine's. */

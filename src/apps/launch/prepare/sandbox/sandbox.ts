@@ -30,11 +30,16 @@ export interface SandboxPlan {
   /** Outside the root: the private temp dirs, and what is shown read-only again inside them (machineMounts). */
   machine: MachineMounts;
   /**
-   * A network policy applies: a network namespace and a seccomp filter, the listener before the command,
-   * which also listens on the loopback ports forwarded to the machine's (supervise/network/) — or, when
-   * `agentListens` (the built-in agent), the command itself listens first.
+   * The seccomp filter every sandbox loads (socket-filter.ts: no Unix socket, no other family but the
+   * network's), read from the file the launch wrote; none only where fed knows no filter for the machine.
    */
-  network?: { filterFile: string; forwardedPorts: readonly number[]; agentListens: boolean };
+  filterFile?: string;
+  /**
+   * A network policy applies: a network namespace of its own — the one the agent's watchdog listens in
+   * (the sandbox's ports and those forwarded to the machine's: supervise/network/), or, when
+   * `agentListens` (the built-in agent), the sandbox's, where the command itself listens first.
+   */
+  network?: { forwardedPorts: readonly number[]; agentListens: boolean };
   /** The agent's own home (agent-home.ts): its `$HOME`, writable, with the user's credential files read-only. */
   home?: AgentHome;
   /** More environment the workspace gives the agent (a coding team's commit identity). */
@@ -221,7 +226,7 @@ export type SandboxWrapper = (
  */
 export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   return [
-    ...(plan.network ? filterLoader(plan.network.filterFile) : []),
+    ...(plan.filterFile ? filterLoader(plan.filterFile) : []),
     bwrap,
     ...ISOLATION,
     '--ro-bind',
@@ -240,7 +245,8 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
     ...mountArgs(plan.workspace),
     // What is hidden in the root (a codebase's `.env`): after it, or the root would show it again.
     ...mountArgs(plan.hidden.inRoot),
-    ...(plan.network?.agentListens ? [...UNSHARE_NET, ...SECCOMP_FILTER] : plan.network ? SECCOMP_FILTER : []),
+    ...(plan.network?.agentListens ? UNSHARE_NET : []),
+    ...(plan.filterFile ? SECCOMP_FILTER : []),
     ...(plan.network?.agentListens ? agentListensArgs(plan.network.forwardedPorts) : []),
     ...(plan.home ? agentHomeArgs(plan.home) : []),
     ...Object.entries(plan.env ?? {}).flatMap(([name, value]) => ['--setenv', name, value]),

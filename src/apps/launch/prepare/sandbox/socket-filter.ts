@@ -1,12 +1,12 @@
 /**
- * The seccomp filter of a sandbox with a network policy (bwrap `--seccomp`), as classic BPF: a process in
- * it makes only the sockets the sandbox needs — IPv4 and IPv6, which reach nothing but the sandbox's own
- * loopback (its network namespace), and a netlink socket of the routing family (its own interfaces: what
+ * The seccomp filter of every sandbox (bwrap `--seccomp`), as classic BPF: a process in it makes only the
+ * sockets the sandbox needs — IPv4 and IPv6 (with a network policy they reach nothing but the sandbox's
+ * own loopback, its network namespace; with the policy `open`, the network), and a netlink socket of the routing family (its own interfaces: what
  * `getifaddrs` and glibc's resolver read) — and no other. Refused with EPERM:
  * - `socket(AF_UNIX, …)`: so none reaches a host Unix socket (docker.sock, the D-Bus buses, systemd's, a
  *   terminal multiplexer's: asking the host to run something), which a read-only mount does not stop and
- *   the network namespace does not cover (it cuts only the abstract ones). The sandbox reaches fed's proxy
- *   and broker over its own loopback instead;
+ *   a network namespace does not cover (it cuts only the abstract ones). The sandbox reaches fed's proxy
+ *   and broker over a loopback instead (its own, with a network policy);
  * - `socket()` of every other family: AF_VSOCK above all (on a virtual machine it reaches services on the
  *   host's side, past the network namespace), and the rest (packet, Bluetooth, the kernel's crypto, other
  *   netlink families: the audit log, the kernel's events), which no agent needs;

@@ -24,7 +24,7 @@ import {
   type SandboxMount,
   type SandboxWrapper,
 } from './sandbox.js';
-import { filterFile, networkOfItsOwn, sandboxPorts, writeFilter } from './sandbox-network.js';
+import { networkOfItsOwn, sandboxPorts, writeFilter } from './sandbox-network.js';
 import { teamSandboxSetting } from './sandbox-setting.js';
 
 /** What the sandbox needs to know of the run's agent CLI. */
@@ -56,8 +56,8 @@ export interface TeamSandbox {
  * studies the codebase is then checked before and after the run instead. A team that studies the codebase
  * writes only its own workspace (or, in a worktree, its `.fed/` and its deliverable); a coding team its
  * worktree and its branch (coding-worktree.ts). Every sandboxed agent has a home of its own and sees none of
- * the user's credential stores. With a network policy its seccomp filter is written now, for the agent
- * about to start (prepare-fix.ts writes it again for each fix attempt: the agent that ran may have changed
+ * the user's credential stores, nor makes a Unix socket (its seccomp filter, written now for the agent
+ * about to start; prepare-fix.ts writes it again for each fix attempt: the agent that ran may have changed
  * the file).
  */
 export async function teamSandbox(
@@ -100,8 +100,7 @@ export async function teamSandbox(
   const codeCache = codeCacheDir(env);
   if (codeCache) mkdirSync(codeCache, { recursive: true, mode: 0o700 });
   const networked = policy !== undefined && !missing;
-  const unixSockets = setting.allow.includes('unix-sockets');
-  if (networked) writeFilter(team.location, { unixSockets });
+  const filtered = writeFilter(team.location, setting.allow);
   const agentHome = prepareAgentHome(home, env, agent.homeFiles, agent.homeVariables);
   const hidden = hideMounts(root, env, config.agent.denyRead);
   refuseHiding(team.domainId, hidden, [team.location, agentHome.home]);
@@ -120,9 +119,8 @@ export async function teamSandbox(
       const argv = bubblewrapArgs(bwrap, {
         ...plan,
         program: shown.paths,
-        network: networked
-          ? { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded, agentListens }
-          : undefined,
+        filterFile: filtered,
+        network: networked ? { forwardedPorts: policy.forwarded, agentListens } : undefined,
       });
       return networked && !agentListens
         ? { argv, network: { outer: networkOfItsOwn(bwrap), ports: sandboxPorts(policy.forwarded) } }
