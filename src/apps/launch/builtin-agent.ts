@@ -1,6 +1,6 @@
-import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_AGENT_COMMAND } from '../../core/schema/config.js';
+import { realPathOr } from '../../infra/fs/path-kind.js';
 import { dependencyBins } from '../../infra/package-info.js';
 
 /**
@@ -25,16 +25,10 @@ export function isBuiltInAgent(
   const program = argv[0] ?? '';
   if (program === DEFAULT_AGENT_COMMAND) return where.commandEnv?.PATH === undefined;
   if (!program.includes('/')) return false;
-  const target = real(resolve(where.cwd, program));
+  const target = realPathOr(resolve(where.cwd, program));
   const bin = builtInAgentBin();
-  return target === real(join(where.launchBin, DEFAULT_AGENT_COMMAND)) || (bin !== undefined && target === real(bin));
-}
-
-/** The path with its links resolved, or as given when it does not exist. */
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
+  return (
+    target === realPathOr(join(where.launchBin, DEFAULT_AGENT_COMMAND)) ||
+    (bin !== undefined && target === realPathOr(bin))
+  );
 }

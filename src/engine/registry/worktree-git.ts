@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../../core/errors.js';
 import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
+import { realPathOr } from '../../infra/fs/path-kind.js';
 import { runningProcessesNamed, type RunningProcess } from '../../infra/process/running-processes.js';
 import { git, GitCommandError } from './git.js';
 
@@ -169,12 +170,4 @@ function gitsWorkingOn(root: string, location: string, branch: string): RunningP
       p.argv.some((arg) => places.includes(arg)) ||
       within(p.cwd, places),
   );
-}
-
-function realPathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

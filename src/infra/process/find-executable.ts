@@ -1,11 +1,13 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { FED_DIR } from '../../core/layout.js';
+import { isFolder } from '../fs/path-kind.js';
 
 /**
  * Where fed finds the programs it runs itself, outside any sandbox — bwrap, git, an agent CLI: never in a
  * place a sandboxed agent can write. Such an agent writes only a federation's `.fed/` folders (its team's
- * workspace, its own home there) and, when `agent.home` puts the homes elsewhere, that folder (`writable`);
+ * workspace or worktree, its own home there, its git store), a coding team's worktree folder in the
+ * repository's `.git` (`.git/worktrees/<name>`) and, when `agent.home` puts the homes elsewhere, that folder (`writable`);
  * its temp dirs and the rest of the machine are its own or read-only (src/apps/launch/prepare/sandbox/sandbox.ts). A
  * program there — or a link to one — planted as `bwrap` or `git` on the launcher's PATH would run with the
  * user's rights, and with no sandbox: it is left out, and named when nothing else is found.
@@ -19,7 +21,7 @@ export interface FoundExecutable {
   folders: string[];
 }
 
-/** `path`, links resolved, lies in a folder a sandboxed agent can write: a `.fed` folder, or inside one of `writable`. */
+/** `path`, links resolved, lies in a folder a sandboxed agent can write: a `.fed` or `.git` folder, or inside one of `writable`. */
 export function writableByAgents(path: string, writable: readonly string[] = []): boolean {
   let real: string;
   try {
@@ -29,7 +31,7 @@ export function writableByAgents(path: string, writable: readonly string[] = [])
   }
   return [resolve(path), real].some(
     (candidate) =>
-      candidate.split(sep).includes(FED_DIR) ||
+      candidate.split(sep).some((part) => part === FED_DIR || part === '.git') ||
       writable.some((folder) => candidate === folder || candidate.startsWith(`${folder}${sep}`)),
   );
 }
@@ -65,14 +67,6 @@ export function findExecutable(
     else return { path: candidate, leftOut, folders };
   }
   return { path: undefined, leftOut, folders };
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Why the programs found were not run, for a message: empty when none was left out nor passed over. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -9,6 +9,7 @@ import { FedError, InvalidInputError, RefusedError } from '../../../core/errors.
 import { brokerEventRequestSchema, brokerRequestSchema } from '../../../core/schema/broker-request.js';
 import { unlinkQuietly } from '../../../infra/fs/atomic-write.js';
 import { fileSystemErrorFor } from '../../../infra/fs/fs-errors.js';
+import { isFolder } from '../../../infra/fs/path-kind.js';
 import { packageBins, packageRoot } from '../../../infra/package-info.js';
 import {
   BROKER_ENV,
@@ -435,14 +436,6 @@ function ownProcess(argv: readonly string[]): boolean {
   let i = 0;
   while (i < argv.length && (argv[i] === '--root' || argv[i]!.startsWith('--root='))) i += argv[i] === '--root' ? 2 : 1;
   return ['mcp', 'deliverable', 'log'].includes(argv[i] ?? '') || (argv[i] === 'signal' && argv[i + 1] === 'watch');
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The `token` of a request's JSON, else undefined: read before the request is, which only the agent may send. */

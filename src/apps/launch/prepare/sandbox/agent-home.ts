@@ -5,6 +5,7 @@ import { RefusedError } from '../../../../core/errors.js';
 import { workspacePaths } from '../../../../core/layout.js';
 import type { AgentConfig } from '../../../../core/schema/config.js';
 import type { RegistryEntry } from '../../../../core/schema/registry.js';
+import { isFolder } from '../../../../infra/fs/path-kind.js';
 import { packageRoot } from '../../../../infra/package-info.js';
 
 /**
@@ -214,14 +215,6 @@ function notAFolder(home: string): string | undefined {
       return `which is ${what}, not a folder: remove it and launch again, or choose another agent.home`;
     if (entry.isSymbolicLink() && isFolder(path)) return undefined;
     return `but ${path} is ${what === 'a link' ? 'a link to no folder' : what}, so no folder can be made there`;
-  }
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
 
