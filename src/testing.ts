@@ -203,6 +203,8 @@ export { waitForConsumer } from './apps/launch/prepare/launch-leases.js';
 export { renderFixPrompt } from './apps/launch/prepare/fix-prompt.js';
 export { hostPolicy, type HostPolicy } from './apps/launch/prepare/sandbox/host-policy.js';
 export { bubblewrapArgs, findBubblewrap, machineMounts } from './apps/launch/prepare/sandbox/sandbox.js';
+export { codingWorktree } from './apps/launch/prepare/sandbox/coding-worktree.js';
+export { bringInTeamBranch, readyTeamGit, storePaths } from './engine/registry/team-git-store.js';
 export { AgentBroker, type AgentBrokerOptions } from './apps/launch/supervise/agent-broker.js';
 export { teamEventApplier } from './apps/launch/supervise/agent-events.js';
 export { AgentProcess } from './apps/launch/supervise/agent-process.js';

@@ -45,6 +45,8 @@ const ATTEMPTS: { attempt: string; refused: RegExp }[] = [
   { attempt: "point the worktree's git folder at another common folder (commondir)", refused: /EROFS/ },
   { attempt: "rewrite the worktree's gitdir", refused: /EROFS/ },
   { attempt: "delete an object of the repository's (every branch shares them)", refused: /EROFS/ },
+  { attempt: "rewrite the store's alternates (objects/info/alternates)", refused: /EROFS/ },
+  { attempt: "rename the store's objects/info away, to make one of its own", refused: /EBUSY/ },
   { attempt: "plant a hook in a submodule's git folder", refused: /EROFS/ },
   { attempt: "point a submodule's .git elsewhere", refused: /EROFS/ },
   { attempt: 'write .claude/settings.json', refused: /EROFS/ },

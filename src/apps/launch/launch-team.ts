@@ -109,13 +109,18 @@ async function runLaunch(
     phases.step({ type: 'CHECKED' });
     const prepared = await prepareRun(launch, ready);
     if (prepared.accountLimit) {
+      // No agent runs: the places its sandbox held go again.
+      warnings.push(...(await afterSandbox(prepared)));
       const paused = await pauseForAccountLimit(launch, prepared.accountLimit);
       phases.step({ type: 'JUDGED', outcome: 'paused' });
       const result = await recordAccountPause(launch, prepared, prepared.accountLimit, paused);
       phases.step({ type: 'RECORDED' });
       return result;
     }
-    let agent = await startAgent(launch, prepared);
+    let agent = await startAgent(launch, prepared).catch(async (error: unknown) => {
+      warnings.push(...(await afterSandbox(prepared)));
+      throw error;
+    });
     let ended: EndedRun;
     try {
       phases.step({ type: 'AGENT_STARTED' });

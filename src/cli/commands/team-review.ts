@@ -44,11 +44,13 @@ export function registerTeamReview(team: Command, io: CliIo): void {
           const { decideReview } = await import('../../engine/archetypes/coding/review.js');
           const decided = await decideReview(ctx.fed, name, verdict);
           if (options.json) return printJson(io, decided);
+          for (const warning of decided.warnings) io.stderr(`warning: ${warning}\n`);
           return io.stdout(`${reviewDecisionMessage(decided, options.approve === true)}\n`);
         }
         const { reviewTeam } = await import('../../engine/archetypes/coding/review.js');
         const review = await reviewTeam(ctx.fed, name);
         if (options.json) return printJson(io, review);
+        for (const warning of review.warnings) io.stderr(`warning: ${warning}\n`);
         io.stdout(renderReview(review));
       },
     );

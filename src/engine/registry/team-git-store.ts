@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, type Dirent } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusedError } from '../../core/errors.js';
@@ -6,7 +6,8 @@ import { federationPaths, worktreeBranch } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { createFileExclusive, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { withLock } from '../../infra/fs/lock.js';
-import { gitAsync, GitCommandError, gitSucceedsAsync } from './git.js';
+import { isRealFolder, realPathOr } from '../../infra/fs/path-kind.js';
+import { gitAsync, GitCommandError, gitRemote, gitSucceedsAsync } from './git.js';
 import { adminDirsOf } from './worktree-git.js';
 
 /**
@@ -43,10 +44,12 @@ export function teamGitStorePath(root: string, domain: string): string {
 /** The store's paths: fed's own files, the folders the agent writes, and the mount point of the repository's objects. */
 export function storePaths(store: string, branch: string) {
   return {
+    store,
     head: join(store, 'HEAD'),
     config: join(store, 'config'),
     synced: join(store, 'synced'),
     objects: join(store, 'objects'),
+    objectsInfo: join(store, 'objects', 'info'),
     alternates: join(store, 'objects', 'info', 'alternates'),
     /** The folder of the team's branch and of its reflog (`refs/heads/fed`, `logs/refs/heads/fed`). */
     refs: join(store, 'refs', 'heads', 'fed'),
@@ -61,7 +64,7 @@ export function storePaths(store: string, branch: string) {
 export function repositoryMountPoints(common: string) {
   return {
     objects: join(common, 'objects'),
-    alternates: join(common, 'objects', 'info', 'alternates'),
+    objectsInfo: join(common, 'objects', 'info'),
     refs: join(common, 'refs', 'heads', 'fed'),
     logs: join(common, 'logs', 'refs', 'heads', 'fed'),
   };
@@ -90,7 +93,9 @@ function teamGitOf(root: string, team: RegistryEntry, common: string | undefined
   } catch {
     throw broken('has no .git file');
   }
-  if (pointer !== `gitdir: ${admin}`) throw broken(`has a .git that points elsewhere than ${admin} (${pointer})`);
+  // Compared as the machine has them: the root may have been named through a link, and git writes real paths.
+  const pointsAt = pointer.startsWith('gitdir: ') ? realPathOr(pointer.slice('gitdir: '.length)) : undefined;
+  if (pointsAt !== realPathOr(admin)) throw broken(`has a .git that points elsewhere than ${admin} (${pointer})`);
   return { common, admin, store: teamGitStorePath(root, team.domain), branch };
 }
 
@@ -101,11 +106,21 @@ function teamGitOf(root: string, team: RegistryEntry, common: string | undefined
  * commits that could not be brought in (kept at `refs/fed/incoming/<team>`).
  */
 export async function readyTeamGit(root: string, team: RegistryEntry): Promise<{ git: TeamGit; warning?: string }> {
-  const brought = await bringInTeamBranch(root, team);
-  const [common, tip] = await commonAndTip(root, worktreeBranch(team.domain));
-  const git = teamGitOf(root, team, common);
-  const paths = storePaths(git.store, git.branch);
-  mkdirSync(git.store, { recursive: true });
+  const store = teamGitStorePath(root, team.domain);
+  const paths = storePaths(store, worktreeBranch(team.domain));
+  mkdirSync(store, { recursive: true });
+  // Under the store's lock: a review bringing the branch in meanwhile would read the folders being reset.
+  return withLock(paths.lock, async () => {
+    const warning = await bringInLocked(root, team, paths);
+    const [common, tip] = await commonAndTip(root, worktreeBranch(team.domain));
+    const git = teamGitOf(root, team, common);
+    resetStore(git, paths, tip);
+    return { git, warning };
+  });
+}
+
+/** The store set to `tip` for the next run (readyTeamGit), under its lock. */
+function resetStore(git: TeamGit, paths: ReturnType<typeof storePaths>, tip: string): void {
   // What the last agent left in its folders goes: they hold the branch where the repository has it, and
   // nothing else (a relaunch that finds them so, as the last run of an agent that committed nothing left
   // them, has nothing to do).
@@ -117,7 +132,7 @@ export async function readyTeamGit(root: string, team: RegistryEntry): Promise<{
       rmSync(folder, { recursive: true, force: true });
       mkdirSync(folder, { recursive: true });
     }
-  for (const folder of [join(paths.objects, 'info'), paths.repoObjects]) mkdirSync(folder, { recursive: true });
+  for (const folder of [paths.objectsInfo, paths.repoObjects]) mkdirSync(folder, { recursive: true });
   createFileExclusive(paths.head, `ref: refs/heads/${git.branch}\n`, { durable: false });
   createFileExclusive(paths.config, '[core]\n\trepositoryformatversion = 0\n\tbare = true\n', { durable: false });
   // Inside the sandbox the first is the repository's objects (the second is the store itself, which git
@@ -130,7 +145,6 @@ export async function readyTeamGit(root: string, team: RegistryEntry): Promise<{
   // The worktree's own config, read where the repository turns extensions.worktreeConfig on: made empty
   // (which git reads as no config) so the sandbox can keep it read-only.
   createFileExclusive(join(git.admin, 'config.worktree'), '', { durable: false });
-  return { git, warning: brought?.kept ? brought.kept : undefined };
 }
 
 /**
@@ -140,7 +154,7 @@ export async function readyTeamGit(root: string, team: RegistryEntry): Promise<{
  */
 async function commonAndTip(root: string, branch: string): Promise<[string | undefined, string]> {
   const dotGit = join(root, '.git');
-  if (isFolder(dotGit) && !existsSync(join(dotGit, 'commondir'))) {
+  if (isRealFolder(dotGit) && !existsSync(join(dotGit, 'commondir'))) {
     const tip = readObjectId(join(dotGit, 'refs', 'heads', ...branch.split('/')));
     if (tip) return [dotGit, tip];
   }
@@ -150,69 +164,92 @@ async function commonAndTip(root: string, branch: string): Promise<[string | und
   return [common, tip!];
 }
 
-export interface BroughtIn {
-  branch: string;
-  from: string;
-  to: string;
-  /** Set when the branch had moved outside meanwhile: the commits were kept aside, not brought onto it. */
-  kept?: string;
-}
+/** How long fed's git may take to fetch from a team's store: it reads what the agent wrote, which may be made to stall it. */
+const FETCH_TIMEOUT_MS = 120_000;
 
 /**
  * Bring what the team's agent committed in its sandbox into the repository: fetched from its store into
  * `refs/fed/incoming/<team>` (git checks every object), then `refs/heads/fed/<team>` moved there — only
  * from the commit the store was set to, so a branch that moved outside meanwhile (a commit of yours in the
- * worktree) is never overwritten: the agent's commits then stay at the incoming ref, and `kept` says so.
- * Nothing to do (undefined) without a store or when the agent committed nothing since. One at a time per
- * team (the launcher at the end of a run, a review from the dashboard).
+ * worktree) is never overwritten: the agent's commits then stay at the incoming ref. Nothing to do without
+ * a store or when the agent committed nothing since. One at a time per team (the launcher at the end of a
+ * run, a review from the dashboard). Returns what to say — commits kept aside, or a store fed could not
+ * bring in (what its agent left there is its own input: never thrown over a run or a review) — or undefined.
  */
-export async function bringInTeamBranch(root: string, team: RegistryEntry): Promise<BroughtIn | undefined> {
+export async function bringInTeamBranch(root: string, team: RegistryEntry): Promise<string | undefined> {
   const store = teamGitStorePath(root, team.domain);
   if (!isStore(store)) return undefined;
-  const branch = worktreeBranch(team.domain);
-  const paths = storePaths(store, branch);
-  const committed = () => {
-    const synced = readObjectId(paths.synced);
-    const moved = readObjectId(paths.ref);
-    return synced && moved && moved !== synced ? { synced, moved } : undefined;
-  };
+  const paths = storePaths(store, worktreeBranch(team.domain));
   // Most runs committed nothing: that is seen without the lock.
-  if (!committed()) return undefined;
-  return withLock(paths.lock, async () => {
-    const { synced } = committed() ?? {};
-    if (!synced) return undefined;
-    const real = `refs/heads/${branch}`;
-    // Merged and cleaned up, or removed: there is no branch left to bring anything onto.
-    if (!(await gitSucceedsAsync(root, ['rev-parse', '--verify', '--quiet', real]))) return undefined;
-    const incoming = `refs/fed/incoming/${team.domain}`;
+  if (!committedIn(paths)) return undefined;
+  return withLock(paths.lock, () => bringInLocked(root, team, paths));
+}
+
+/** What the agent committed in the store since it was set (its branch's ref moved from `synced`), if anything. */
+function committedIn(paths: ReturnType<typeof storePaths>): { synced: string } | undefined {
+  const synced = readObjectId(paths.synced);
+  const moved = readObjectId(paths.ref);
+  return synced && moved && moved !== synced ? { synced } : undefined;
+}
+
+/** bringInTeamBranch, its lock held. */
+async function bringInLocked(
+  root: string,
+  team: RegistryEntry,
+  paths: ReturnType<typeof storePaths>,
+): Promise<string | undefined> {
+  const { synced } = committedIn(paths) ?? {};
+  if (!synced) return undefined;
+  const branch = worktreeBranch(team.domain);
+  const real = `refs/heads/${branch}`;
+  // Merged and cleaned up, or removed: there is no branch left to bring anything onto.
+  if (!(await gitSucceedsAsync(root, ['rev-parse', '--verify', '--quiet', real]))) return undefined;
+  const notBroughtIn = (why: string) =>
+    `team "${team.domainId}"'s agent committed on ${branch} in its sandbox, but fed could not bring it in: ${why}; its next launch starts the branch again from ${synced.slice(0, 12)}`;
+  const odd = oddEntry(paths.refs) ?? oddEntry(paths.logs);
+  if (odd) return notBroughtIn(`its store holds ${odd}, which is no file or folder`);
+  const incoming = `refs/fed/incoming/${team.domain}`;
+  try {
+    await gitRemote(
+      root,
+      [
+        '-c',
+        'transfer.fsckObjects=true',
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        paths.store,
+        `+${real}:${incoming}`,
+      ],
+      FETCH_TIMEOUT_MS,
+    );
+  } catch (error) {
+    if (!(error instanceof GitCommandError)) throw error;
+    return notBroughtIn(
+      error.killedBy ? `fetching from its store took over ${FETCH_TIMEOUT_MS / 1000} s` : error.stderr,
+    );
+  }
+  const to = await gitAsync(root, ['rev-parse', '--verify', `${incoming}^{commit}`]);
+  try {
     await gitAsync(root, [
-      '-c',
-      'transfer.fsckObjects=true',
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      '--no-write-fetch-head',
-      store,
-      `+refs/heads/${branch}:${incoming}`,
+      'update-ref',
+      '-m',
+      `fed: brought in from team ${team.domainId}'s sandbox`,
+      real,
+      to,
+      synced,
     ]);
-    const to = await gitAsync(root, ['rev-parse', '--verify', `${incoming}^{commit}`]);
-    const message = `fed: brought in from team ${team.domainId}'s sandbox`;
-    try {
-      await gitAsync(root, ['update-ref', '-m', message, real, to, synced]);
-    } catch (error) {
-      if (!(error instanceof GitCommandError) || error.killedBy) throw error;
-      const now = await gitAsync(root, ['rev-parse', real]);
-      return {
-        branch,
-        from: synced,
-        to,
-        kept: `team "${team.domainId}"'s agent committed ${to.slice(0, 12)} on ${branch} in its sandbox, but ${branch} moved meanwhile (to ${now.slice(0, 12)}): its commits are kept at ${incoming}; merge them into ${branch} in the team's worktree, then launch it again`,
-      };
-    }
-    await gitAsync(root, ['update-ref', '-d', incoming]);
-    writeFileAtomic(paths.synced, `${to}\n`);
-    return { branch, from: synced, to };
-  });
+  } catch (error) {
+    if (!(error instanceof GitCommandError) || error.killedBy) throw error;
+    const now = await gitAsync(root, ['rev-parse', real]);
+    // Already there (a launcher killed between moving the branch and writing `synced`): brought in.
+    if (now !== to)
+      return `team "${team.domainId}"'s agent committed ${to.slice(0, 12)} on ${branch} in its sandbox, but ${branch} moved meanwhile (to ${now.slice(0, 12)}): its commits are kept at ${incoming}; merge them into ${branch} in the team's worktree, then launch it again`;
+  }
+  await gitAsync(root, ['update-ref', '-d', incoming]);
+  writeFileAtomic(paths.synced, `${to}\n`);
+  return undefined;
 }
 
 /** Remove the team's store (its worktree and branch are gone: a merge's cleanup, a removal). */
@@ -221,12 +258,23 @@ export async function removeTeamGitStore(root: string, domain: string): Promise<
   await gitSucceedsAsync(root, ['update-ref', '-d', `refs/fed/incoming/${domain}`]);
 }
 
-function isFolder(path: string): boolean {
+/**
+ * The first entry under `folder` that is neither a file nor a folder (a FIFO would stall the git that
+ * reads it, a link lead it elsewhere), or undefined; nothing there is nothing odd.
+ */
+function oddEntry(folder: string): string | undefined {
+  let entries: Dirent[];
   try {
-    return lstatSync(path).isDirectory();
+    entries = readdirSync(folder, { withFileTypes: true });
   } catch {
-    return false;
+    return undefined;
   }
+  for (const entry of entries) {
+    const path = join(folder, entry.name);
+    const odd = entry.isDirectory() ? oddEntry(path) : entry.isFile() ? undefined : path;
+    if (odd) return odd;
+  }
+  return undefined;
 }
 
 /** `folder` is a real folder holding `name` alone (or nothing, where `empty` allows it). */

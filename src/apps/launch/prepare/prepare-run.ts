@@ -80,7 +80,8 @@ export async function prepareRun(launch: Launch, ready: LaunchReady): Promise<Pr
   const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt, {
     sandboxed: sandbox !== undefined,
   });
-  // The account's limit, before the sandbox or baseline: the agent is not started while it lasts.
+  // The account's limit, before the baseline: the agent is not started while it lasts (the launch then
+  // undoes what the sandbox made ready: TeamSandbox.afterRun).
   const accountLimit = activeAccountLimit(
     launch.fed,
     accountOf(options.config, run.preset.name),

@@ -71,7 +71,8 @@ async function perform(
     case 'request-changes': {
       const approve = request.action === 'approve';
       const decided = await decideReview(fed, team, approve ? { approve } : { approve, changes: request.text! });
-      return { team: decided.team, message: reviewDecisionMessage(decided, approve) };
+      // The page shows one message: what fed could not bring in of the agent's commits comes after it.
+      return { team: decided.team, message: [reviewDecisionMessage(decided, approve), ...decided.warnings].join('\n') };
     }
     case 'merge': {
       const merged = await mergeTeam(fed, team);

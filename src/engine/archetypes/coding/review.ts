@@ -32,6 +32,8 @@ export interface Review {
   lastTestRun: { passed: number; failed: number } | null;
   reworks: number;
   lastReview: CodingContext['lastReview'];
+  /** What its sandboxed agent committed and fed could not bring onto the branch (bringInTeamBranch): not shown above. */
+  warnings: string[];
 }
 
 /** A coding team by name, refused for any other archetype. */
@@ -50,7 +52,7 @@ export async function reviewTeam(fed: Federation, name: string): Promise<Review>
   const { root } = fed;
   const team = await codingTeam(fed, name);
   // What its sandboxed agent committed, brought into the repository first (its launcher may be gone).
-  await bringInTeamBranch(root, team);
+  const warning = await bringInTeamBranch(root, team);
   const { branch, base } = teamBranch(root, team);
   const { snapshot } = await loadTeamLifecycle(team, fed.backend.lifecycles);
   const { context } = snapshotOfMachine(codingEntry, snapshot);
@@ -78,6 +80,7 @@ export async function reviewTeam(fed: Federation, name: string): Promise<Review>
     lastTestRun: context.lastTestRun,
     reworks: context.reworks,
     lastReview: context.lastReview,
+    warnings: warning ? [warning] : [],
   };
 }
 
@@ -94,9 +97,9 @@ export async function decideReview(
   fed: Federation,
   name: string,
   verdict: Verdict,
-): Promise<{ team: string; state: string }> {
+): Promise<{ team: string; state: string; warnings: string[] }> {
   const team = await codingTeam(fed, name);
-  await bringInTeamBranch(fed.root, team);
+  const warning = await bringInTeamBranch(fed.root, team);
   // Only a change that is there to review can be decided on (refused by name otherwise).
   const { branch } = teamBranch(fed.root, team);
   refuseUnlessInReview(team, (await loadTeamLifecycle(team, fed.backend.lifecycles)).snapshot);
@@ -113,7 +116,7 @@ export async function decideReview(
       body: verdict.changes,
     });
   }
-  return { team: team.domainId, state: result.state };
+  return { team: team.domainId, state: result.state, warnings: warning ? [warning] : [] };
 }
 
 function refuseUnlessInReview(team: RegistryEntry, snapshot: AnyMachineSnapshot): void {

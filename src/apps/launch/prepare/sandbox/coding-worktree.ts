@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, rmdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { RefusedError } from '../../../../core/errors.js';
 import type { RegistryEntry } from '../../../../core/schema/registry.js';
 import { writeFileAtomic } from '../../../../infra/fs/atomic-write.js';
 import { git as runGit, GitCommandError } from '../../../../engine/registry/git.js';
@@ -39,21 +40,24 @@ export async function codingWorktree(root: string, team: RegistryEntry): Promise
   // Side by side: each is a git the launch waits for.
   const [{ git, warning }, identity] = await Promise.all([readyTeamGit(root, team), commitIdentity(root, team)]);
   const placeholdersFile = join(git.store, 'placeholders');
+  // Yours, when there before the run: left alone after it.
+  const inProgressBefore = inProgress(git);
   removePlaceholders(placeholdersFile);
   const placeholders: string[] = [];
   const worktree = team.location;
   const writable = (path: string) =>
     [worktree, git.admin].some((top) => path === top || path.startsWith(`${top}${sep}`));
   /**
-   * A path kept read-only: itself where it is there, else an empty read-only folder holding its place (at
-   * the end of its links: a link to nothing could be written through) — none where that place is read-only anyway.
+   * A path kept read-only: itself where it is there, else an empty read-only folder holding its place —
+   * none where that place is read-only anyway. A link there is refused: a mount lands at its end, and the
+   * agent could swap the link itself for a file or folder of its own.
    */
   const keep = (path: string): SandboxMount[] => {
+    refuseLink(team, path);
     if (present(path)) return [{ kind: 'read-only', path }];
-    const at = linkEnd(path);
-    if (!writable(at)) return [];
-    placeholders.push(at);
-    return [{ kind: 'empty', path: at }];
+    if (!writable(path)) return [];
+    placeholders.push(path);
+    return [{ kind: 'empty', path }];
   };
   const mounts: SandboxMount[] = [
     { kind: 'writable', path: worktree },
@@ -69,8 +73,9 @@ export async function codingWorktree(root: string, team: RegistryEntry): Promise
     warnings: warning ? [warning] : [],
     afterRun: async () => {
       removePlaceholders(placeholdersFile);
-      const brought = await bringInTeamBranch(root, team);
-      return brought?.kept ? [brought.kept] : [];
+      const warnings = tidyWorktreeGit(team, git, inProgressBefore);
+      const warning = await bringInTeamBranch(root, team);
+      return warning ? [...warnings, warning] : warnings;
     },
   };
 }
@@ -86,7 +91,8 @@ function gitMounts(git: TeamGit, keep: (path: string) => SandboxMount[]): Sandbo
     ...keep(join(git.admin, 'modules')),
     // New objects to the team's store; the repository's read through its alternates, shown read-only.
     { kind: 'writable', path: repository.objects, source: store.objects },
-    { kind: 'read-only', path: repository.alternates, source: store.alternates },
+    // The store's `info/` whole (its alternates): a read-only file alone could be renamed away with its folder.
+    { kind: 'read-only', path: repository.objectsInfo, source: store.objectsInfo },
     { kind: 'read-only', path: store.repoObjects, source: repository.objects },
     // The team's branch and its reflog, in folders of its own: other branches stay read-only.
     { kind: 'writable', path: repository.refs, source: store.refs },
@@ -113,6 +119,44 @@ function submoduleGitFiles(worktree: string): string[] {
     .map((line) => line.slice(line.indexOf(' ') + 1))
     .map((path) => resolve(worktree, path, '.git'))
     .filter((path) => !relative(worktree, path).startsWith(`..${sep}`) && present(path));
+}
+
+/** What a git operation left in progress keeps in the worktree's git folder: a rebase's todo runs its `exec` lines when continued. */
+const IN_PROGRESS = ['rebase-merge', 'rebase-apply', 'sequencer'];
+
+/** The git operations in progress in the worktree (IN_PROGRESS). */
+function inProgress(git: TeamGit): string[] {
+  return IN_PROGRESS.filter((name) => present(join(git.admin, name)));
+}
+
+/**
+ * What the agent left in its worktree's own git folder that your git would act on later, set right: its
+ * HEAD back on the team's branch (detached, or on another branch, your next commit there would not be the
+ * team's), and an operation in progress removed. Each said; the worktree's files stay as the agent left them.
+ */
+function tidyWorktreeGit(team: RegistryEntry, git: TeamGit, before: readonly string[]): string[] {
+  const warnings: string[] = [];
+  const head = join(git.admin, 'HEAD');
+  const onBranch = `ref: refs/heads/${git.branch}`;
+  let found: string;
+  try {
+    found = lstatSync(head).isFile() ? readFileSync(head, 'utf8').trim() : 'no file';
+  } catch {
+    found = 'no file';
+  }
+  if (found !== onBranch) {
+    writeFileAtomic(head, `${onBranch}\n`, { durable: false });
+    warnings.push(
+      `team "${team.domainId}"'s agent left its worktree's HEAD at ${found.slice(0, 80)}: fed set it back to ${git.branch} (the worktree's files are as the agent left them: git status there shows what differs)`,
+    );
+  }
+  const left = inProgress(git).filter((name) => !before.includes(name));
+  for (const name of left) rmSync(join(git.admin, name), { recursive: true, force: true });
+  if (left.length)
+    warnings.push(
+      `team "${team.domainId}"'s agent left a git operation in progress in its worktree (${left.join(', ')}): fed removed it, as continuing it would run what the agent wrote there`,
+    );
+  return warnings;
 }
 
 /** Remove the places fed held with empty folders in an earlier run, those still empty (listed in `file`). */
@@ -142,16 +186,17 @@ function present(path: string): boolean {
   }
 }
 
-/** Where `path`'s links lead (itself when it is no link), followed a bounded number of times. */
-function linkEnd(path: string): string {
-  let at = path;
-  for (let hops = 0; hops < 40; hops++) {
-    try {
-      if (!lstatSync(at).isSymbolicLink()) return at;
-      at = resolve(dirname(at), readlinkSync(at));
-    } catch {
-      return at;
-    }
+/** A path the sandbox keeps read-only in a writable folder must be no link (keep). */
+function refuseLink(team: RegistryEntry, path: string): void {
+  let target: string;
+  try {
+    target = readlinkSync(path);
+  } catch {
+    // No link (or nothing there).
+    return;
   }
-  return at;
+  throw new RefusedError(
+    'WORKSPACE_SYMLINK',
+    `team "${team.domainId}"'s worktree has ${path} as a link (to ${target}), which its sandbox must keep read-only: a link cannot be, as its agent could replace it with its own; make it a real file or folder (or remove it), then launch again`,
+  );
 }
