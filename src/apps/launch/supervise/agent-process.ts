@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, writeSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import type { Server } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
@@ -213,7 +214,7 @@ export class AgentProcess {
             .then(() => {
               stdout.destroy();
               (child.stdio[3] as Readable | null)?.destroy();
-              resolve(saidExit ?? { code, signal });
+              resolve(saidExit ?? (sandbox?.network ? passedOn(code, signal) : { code, signal }));
             });
         }),
       );
@@ -356,6 +357,20 @@ async function spawnAgent(
 /** Resolves once `child`'s IPC channel is closed (every message it sent read), at once without one. */
 function disconnected(child: ChildProcess): Promise<void> {
   return child.connected ? new Promise((resolve) => child.once('disconnect', () => resolve())) : Promise.resolve();
+}
+
+/**
+ * The exit bwrap passed on for a watchdog that said none (it was killed itself): a signal's as 128 + its
+ * number, told back as that signal.
+ */
+function passedOn(code: number | null, signal: NodeJS.Signals | null): AgentExit {
+  const name = code !== null && code > 128 ? signalName(code - 128) : undefined;
+  return name ? { code: null, signal: name } : { code, signal };
+}
+
+/** The name of signal `number` on this machine, if it has one. */
+function signalName(number: number): NodeJS.Signals | undefined {
+  return (Object.entries(constants.signals) as [NodeJS.Signals, number][]).find(([, n]) => n === number)?.[0];
 }
 
 /** The agent's exit as the watchdog says it (`{ exit: { code, signal } }`: agent-watchdog.ts), else undefined. */

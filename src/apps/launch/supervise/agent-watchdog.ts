@@ -30,6 +30,9 @@ import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signal
  * launch (a SpareLaunch: the arguments above, and the agent's working directory, environment, stdin and log,
  * which it opens itself as its stderr), and then supervises as above. A launcher gone before the message: it exits.
  */
+/** The signals fed stops an agent's group with (and a terminal's). */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 /** What the launcher's end of the lifeline closing does: before a spare's launch came, nothing is left to stop. */
 let onLauncherGone: () => void = () => process.exit(0);
 watchLifeline(LIFELINE_FD, () => onLauncherGone());
@@ -55,12 +58,25 @@ if (argv[0] === '--spare') {
   }
   const run = () => supervise({ graceMs: Number(graceText), sandboxed, file, args, stdin: true, sayExit: !!listen });
   if (!listen) run();
-  else
+  else {
+    // A stop that comes while the sockets are handed over is kept, and begun the moment the agent starts:
+    // this process inherits those signals ignored (networkOfItsOwn), so unheard they would be lost.
+    let stopped = false;
+    const early = () => void (stopped = true);
+    for (const name of STOP_SIGNALS) process.on(name, early);
     // The agent may start once the sockets are on their way: a connection it makes waits in their backlog.
-    handOverListeners(listen, 'sent').then(run, (error: Error) => {
-      process.stderr.write(`fed: the agent's watchdog could not listen for the sandbox: ${error.message}\n`);
-      process.exit(125);
-    });
+    handOverListeners(listen, 'sent').then(
+      () => {
+        for (const name of STOP_SIGNALS) process.off(name, early);
+        const stop = run();
+        if (stopped) stop();
+      },
+      (error: Error) => {
+        process.stderr.write(`fed: the agent's watchdog could not listen for the sandbox: ${error.message}\n`);
+        process.exit(125);
+      },
+    );
+  }
 }
 
 function supervise({
@@ -73,7 +89,7 @@ function supervise({
   log: logged,
   stdin,
   sayExit,
-}: SpareLaunch & { sayExit: boolean }): void {
+}: SpareLaunch & { sayExit: boolean }): () => void {
   // A spare opens the agent's log itself (its own stderr goes nowhere): as the launcher did, never a link
   // or a FIFO put in its place, and only the very file the launcher wrote the header to. Its own messages
   // go there too. Otherwise stderr is the log already.
@@ -136,7 +152,7 @@ function supervise({
       signalEach(othersInGroup(), 'SIGKILL');
     }, graceMs).unref();
   }
-  for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
+  for (const name of STOP_SIGNALS) process.on(name, beginStop);
 
   // In the sandbox: its init, once bwrap started it (bwrap passes the command's exit on before it is gone).
   const init = sandboxed ? sandboxInit(child.pid!, sandboxRunning) : Promise.resolve(undefined);
@@ -169,4 +185,5 @@ function supervise({
     beginStop();
     if (!sandboxed) signalGroup('SIGTERM');
   };
+  return beginStop;
 }
