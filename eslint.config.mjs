@@ -166,7 +166,6 @@ export const PROGRAMS = [
   'packages/fed-agent/src/bin.ts', // its executable: runs it through the code cache, and leaves one in the build's training run
   'packages/fed-agent/src/lifeline.ts', // fed-agent's end with its launcher, loaded first by its bin.ts
   'src/apps/launch/supervise/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
-  'src/apps/launch/supervise/network/sandbox-listener.ts', // run first in a sandbox with a network policy: hands its proxy's socket up
 ];
 
 const PRINTS_OR_EXITS = [

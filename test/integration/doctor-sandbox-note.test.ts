@@ -45,4 +45,19 @@ describe('fed doctor says which agents run unsandboxed, as the user, with the us
     const env = { HOME: '/home/ann', PATH: '/no/such/bin' };
     expect(await notes(root, env)).toEqual([expect.stringContaining('the agents of docs run without the sandbox')]);
   });
+
+  it('a team whose sandbox allows unix-sockets is named, with what that gives up', async () => {
+    const { root } = await federationWithMission({ mission: false });
+    await onboardTeam(openFederation(root), { domain: 'db', archetypeId: 'coding' });
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ agent: { teams: { db: { sandbox: { allow: ['unix-sockets'] } } } } }),
+    );
+    const report = await runDoctor(
+      openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false', HOME: '/home/ann' } }),
+    );
+    expect(report.notes.filter((note) => note.includes('allow unix-sockets'))).toEqual([
+      "the sandboxes of db allow unix-sockets (agent.teams.<team>.sandbox.allow): their agents reach every host Unix socket they can see, Docker's among them — root on this machine; see docs/threat-model.md",
+    ]);
+  });
 });

@@ -341,9 +341,7 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
         pollMs: 50,
         env: { ...process.env, FED_UNIX_SOCKET: path },
       });
-      expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toContain(
-        'the host Unix socket: refused (EPERM)\n',
-      );
+      expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toContain('the host Unix socket: refused (EPERM)\n');
       // Its fed commands went through the broker, on a port of the machine's loopback.
       expect(result).toMatchObject({ outcome: 'complete', lastRun: { sandboxed: true } });
     },

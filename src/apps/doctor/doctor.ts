@@ -2,7 +2,7 @@ import { isAbsolute } from 'node:path';
 import { adapterFor } from '../../adapters/index.js';
 import { FedError, NotAFederationError } from '../../core/errors.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
-import { unsandboxedNote } from './sandbox-note.js';
+import { allowancesNote, unsandboxedNote } from './sandbox-note.js';
 import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { belowLink, findRootLinks, findWorkspaceLinks } from './runtime-links.js';
 import { checkFolders, checkLock, findLeftoverTempFiles, lockFilesIn, permissionFinding } from './file-checks.js';
@@ -209,7 +209,7 @@ async function checkFederation(subject: DoctorSubject, options: DoctorOptions): 
     }
     pending.push(...(await checkOrphanWorkspaces(fed, registry, onboardings.accounted)));
     if (configured) {
-      notes.push(...optional(unsandboxedNote(configured, registry)));
+      notes.push(...optional(unsandboxedNote(configured, registry)), ...optional(allowancesNote(configured, registry)));
       pending.push(...checkSchedules(configured, registry));
     }
     // Meta's inbox is not read either while a runtime folder of the root is a link (reported above).

@@ -12,12 +12,7 @@ import { teamSandboxSetting } from '../launch/prepare/sandbox/sandbox-setting.js
  * cannot build the sandbox here. Undefined when every active team's agent is sandboxed.
  */
 export function unsandboxedNote(fed: Federation, registry: Registry): string | undefined {
-  // A team of a custom archetype has no agent fed launches (fed launch refuses it).
-  const teams = registry.teams.flatMap((team) =>
-    statusOf(team) !== 'archived' && archetypeFor(team.archetypeId)
-      ? [{ id: team.domainId, setting: teamSandboxSetting(fed.config.agent, team.domainId) }]
-      : [],
-  );
+  const teams = launchedTeams(fed, registry);
   const off = teams.filter((team) => !team.setting.enabled);
   const on = teams.filter((team) => team.setting.enabled);
   const bwrap = on.length ? findBubblewrap(fed.env) : undefined;
@@ -30,4 +25,26 @@ export function unsandboxedNote(fed: Federation, registry: Registry): string | u
     ...fields.map((field) => `${field} is false`),
     ...(missing ? [missing] : []),
   ].join('; ')}); see docs/threat-model.md`;
+}
+
+/**
+ * Which sandboxed teams' agents may do more than the sandbox lets one (`agent.teams.<id>.sandbox.allow`),
+ * and what that gives up; undefined when none may.
+ */
+export function allowancesNote(fed: Federation, registry: Registry): string | undefined {
+  const allowed = launchedTeams(fed, registry)
+    .filter(({ setting }) => setting.enabled && setting.allow.includes('unix-sockets'))
+    .map((team) => team.id)
+    .sort();
+  if (allowed.length === 0) return undefined;
+  return `the sandboxes of ${allowed.join(', ')} allow unix-sockets (agent.teams.<team>.sandbox.allow): their agents reach every host Unix socket they can see, Docker's among them — root on this machine; see docs/threat-model.md`;
+}
+
+/** The active teams whose agents fed launches (a custom archetype's has none), with their sandbox settings. */
+function launchedTeams(fed: Federation, registry: Registry) {
+  return registry.teams.flatMap((team) =>
+    statusOf(team) !== 'archived' && archetypeFor(team.archetypeId)
+      ? [{ id: team.domainId, setting: teamSandboxSetting(fed.config.agent, team.domainId) }]
+      : [],
+  );
 }

@@ -33,4 +33,34 @@ describe("what a sandboxed agent cannot read: the user's credential stores and a
     ]);
     expect(hideMounts(tempDir(), {}, ['~/.ssh'])).toEqual({ outsideRoot: [], inRoot: [] });
   });
+
+  it('a store an environment variable moved out of the home is hidden where it names: a folder, a file, a list, the files of a folder', () => {
+    const moved = tempDir();
+    mkdirSync(join(moved, 'gnupg'));
+    writeFileSync(join(moved, 'aws-credentials'), '[default]\n');
+    writeFileSync(join(moved, 'kube-a'), 'a\n');
+    writeFileSync(join(moved, 'kube-b'), 'b\n');
+    mkdirSync(join(moved, 'codex'));
+    writeFileSync(join(moved, 'codex', 'auth.json'), '{}\n');
+    writeFileSync(join(moved, 'codex', 'config.toml'), '\n');
+    const hidden = hideMounts(
+      tempDir(),
+      {
+        GNUPGHOME: join(moved, 'gnupg'),
+        AWS_SHARED_CREDENTIALS_FILE: join(moved, 'aws-credentials'),
+        KUBECONFIG: `${join(moved, 'kube-a')}:relative/kube:${join(moved, 'kube-b')}`,
+        CODEX_HOME: join(moved, 'codex'),
+        DOCKER_CONFIG: join(moved, 'not-there'),
+      },
+      [],
+    );
+    expect(hidden.outsideRoot).toEqual([
+      { kind: 'empty', path: join(moved, 'gnupg') },
+      { kind: 'unreadable', path: join(moved, 'aws-credentials') },
+      { kind: 'unreadable', path: join(moved, 'kube-a') },
+      { kind: 'unreadable', path: join(moved, 'kube-b') },
+      // Its auth alone: the rest of the folder is the CLI's config, which the agent may read.
+      { kind: 'unreadable', path: join(moved, 'codex', 'auth.json') },
+    ]);
+  });
 });

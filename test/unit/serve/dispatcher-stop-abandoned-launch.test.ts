@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Federation } from 'fed';
-import { processIsAlive, writeCurrentRun, type ServeEvent } from 'fed/testing';
+import { processIsAlive, processStartTime, writeCurrentRun, type ServeEvent } from 'fed/testing';
 import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
 import { stopAbandonedAgent } from '../../../src/apps/serve/abandoned-launch.js';
 import { killEach, waitFor } from '../../helpers/fixture-process.js';
@@ -67,7 +67,7 @@ describe('Dispatcher.stop with launches that cannot record their end', () => {
           preset: 'custom',
           command: ['agent'],
           pid,
-          processStart: null,
+          processStart: processStartTime(pid) ?? null,
           launcherPid: process.pid,
           sessionId: null,
           resumedSessionId: null,

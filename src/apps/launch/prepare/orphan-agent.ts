@@ -11,12 +11,13 @@ import { readCurrentRun, recordRun } from '../run-records.js';
  * Stop an agent left behind by a launcher that died (its process group: the agent's supervisor and
  * everything it started): SIGTERM, then SIGKILL after the grace period. Its sandbox runs in a session of
  * its own: it is stopped by the supervisor, or killed here with everything else that descends from it.
- * Returns whether it was running.
+ * Returns whether it was running. A run recorded without its start time (a platform that could not tell
+ * it) is never signalled: its pid may since be another process's, and its group with it.
  */
 export async function stopOrphanGroup(pid: number, start: string | null, graceMs: number): Promise<boolean> {
   // Pid 1 is the init of this pid namespace, never an agent's supervisor fed started: to kill(2) its group
   // -1 means every process there is, and its descendants are all of them.
-  if (pid === 1 || !processIsAlive(pid, start ?? undefined)) return false;
+  if (pid === 1 || start === null || !processIsAlive(pid, start)) return false;
   const descendants = descendantsOf(pid).map((member) => ({ pid: member, start: processStartTime(member) }));
   const signal = (target: number, name: NodeJS.Signals) => {
     try {
@@ -27,9 +28,9 @@ export async function stopOrphanGroup(pid: number, start: string | null, graceMs
   };
   signal(-pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && processIsAlive(pid, start ?? undefined)) await sleep(50);
+  while (Date.now() < deadline && processIsAlive(pid, start)) await sleep(50);
   signal(-pid, 'SIGKILL');
-  while (processIsAlive(pid, start ?? undefined)) await sleep(20);
+  while (processIsAlive(pid, start)) await sleep(20);
   const left = () => descendants.filter((member) => processIsAlive(member.pid, member.start));
   for (const member of left()) signal(member.pid, 'SIGKILL');
   while (left().length) await sleep(20);

@@ -13,7 +13,8 @@ export type CommitIdentity = Record<
 
 /**
  * The identity a sandboxed coding team's agent commits as: yours as git has it in the root (the
- * repository's config, your global one), else one naming the team — its home is its own, so git would
+ * repository's config, your global one; `GIT_AUTHOR_*`, `GIT_COMMITTER_*` and `EMAIL` as git reads them
+ * in your environment), else one naming the team — its home is its own, so git would
  * otherwise refuse to commit. Asked of git once, then kept in the team's store while the config files git
  * reads it from are as they were (a launch waits for it, and a fleet relaunches its teams often); asked
  * again whenever one changed, or one includes another (a change there would not be seen).
@@ -35,7 +36,7 @@ export async function commitIdentity(root: string, team: RegistryEntry): Promise
       .at(-1)
       ?.slice(key.length + 1) || undefined;
   const name = value('user.name') ?? `fed team ${teamId}`;
-  const email = value('user.email') ?? `${teamId}@fed.invalid`;
+  const email = value('user.email') ?? (process.env.EMAIL || `${teamId}@fed.invalid`);
   if (stamp) {
     try {
       writeFileAtomic(kept, JSON.stringify({ stamp, name, email }), { durable: false });
@@ -46,12 +47,16 @@ export async function commitIdentity(root: string, team: RegistryEntry): Promise
   return identityOf(name, email);
 }
 
-const identityOf = (name: string, email: string): CommitIdentity => ({
-  GIT_AUTHOR_NAME: name,
-  GIT_AUTHOR_EMAIL: email,
-  GIT_COMMITTER_NAME: name,
-  GIT_COMMITTER_EMAIL: email,
-});
+/** The identity of `name` and `email`, but for what your environment sets of it (git's own order). */
+const identityOf = (name: string, email: string): CommitIdentity => {
+  const env = process.env;
+  return {
+    GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME || name,
+    GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL || email,
+    GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME || name,
+    GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL || email,
+  };
+};
 
 /**
  * The config files git reads an identity from, and the variables that set one, as they are now — or

@@ -45,6 +45,35 @@ export const CREDENTIAL_STORES: readonly { path: string; opens: string }[] = [
   { path: '.config/goose/secrets.yaml', opens: "Goose's provider keys" },
 ];
 
+/**
+ * The variables that move a store out of the home: each names a store itself (a folder, a file, or with
+ * `list` several files joined by `:`), or with `inside` the folder holding the store's files.
+ */
+export const STORES_NAMED_BY: readonly {
+  variable: string;
+  inside?: readonly string[];
+  list?: boolean;
+  opens: string;
+}[] = [
+  { variable: 'GNUPGHOME', opens: 'GPG keys' },
+  { variable: 'AWS_SHARED_CREDENTIALS_FILE', opens: 'AWS accounts' },
+  { variable: 'AWS_CONFIG_FILE', opens: 'AWS accounts (their profiles, and keys it may hold)' },
+  { variable: 'CLOUDSDK_CONFIG', opens: 'Google Cloud accounts' },
+  { variable: 'GOOGLE_APPLICATION_CREDENTIALS', opens: 'a Google Cloud service account' },
+  { variable: 'AZURE_CONFIG_DIR', opens: 'Azure accounts' },
+  { variable: 'KUBECONFIG', list: true, opens: 'Kubernetes clusters' },
+  { variable: 'DOCKER_CONFIG', inside: ['config.json'], opens: 'container registries' },
+  { variable: 'REGISTRY_AUTH_FILE', opens: 'container registries (podman)' },
+  { variable: 'GH_CONFIG_DIR', opens: "GitHub, as the GitHub CLI's token" },
+  { variable: 'NETRC', opens: 'the hosts curl and git log in to with it' },
+  { variable: 'NPM_CONFIG_USERCONFIG', opens: 'npm registries (tokens)' },
+  { variable: 'CARGO_HOME', inside: ['credentials.toml', 'credentials'], opens: 'crates.io' },
+  { variable: 'PGPASSFILE', opens: 'PostgreSQL databases' },
+  { variable: 'PASSWORD_STORE_DIR', opens: 'every password pass keeps' },
+  { variable: 'CLAUDE_CONFIG_DIR', inside: ['.credentials.json', '.claude.json'], opens: 'Claude Code, as you' },
+  { variable: 'CODEX_HOME', inside: ['auth.json'], opens: 'Codex, as you' },
+];
+
 /** Where the XDG variables move a store that lies in `.config` or `.local/share` of the home. */
 const MOVED_BY: readonly [prefix: string, variable: string][] = [
   ['.config/', 'XDG_CONFIG_HOME'],
@@ -52,7 +81,8 @@ const MOVED_BY: readonly [prefix: string, variable: string][] = [
 ];
 
 /**
- * The mounts that hide the user's credential stores and the config's `agent.denyRead` entries (`~/…` in
+ * The mounts that hide the user's credential stores — in the home, and where the environment moved them —
+ * and the config's `agent.denyRead` entries (`~/…` in
  * the user's home, an absolute path, or one relative to the federation root: a codebase's `.env`) from a
  * sandboxed agent: each that exists, its links resolved (a store linked elsewhere is hidden where it is),
  * a folder as an empty one, anything else as a file no one can open. None when the user has no home.
@@ -68,12 +98,18 @@ export function hideMounts(root: string, userEnv: NodeJS.ProcessEnv, denyRead: r
         }),
       ])
     : [];
+  const named = STORES_NAMED_BY.flatMap(({ variable, inside, list }) => {
+    const value = userEnv[variable];
+    if (!value) return [];
+    const paths = (list ? value.split(':') : [value]).filter((path) => isAbsolute(path));
+    return inside ? paths.flatMap((folder) => inside.map((file) => join(folder, file))) : paths;
+  });
   const denied = denyRead.flatMap((entry) => {
     if (entry === '~' || entry.startsWith('~/')) return home ? [join(home, entry.slice(1))] : [];
     return [resolve(root, entry)];
   });
   const mounts = new Map<string, SandboxMount>();
-  for (const path of [...stores, ...denied]) {
+  for (const path of [...stores, ...named, ...denied]) {
     const found = existing(path);
     if (found) mounts.set(found.path, { kind: found.folder ? 'empty' : 'unreadable', path: found.path });
   }

@@ -1,16 +1,18 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../../../infra/fs/atomic-write.js';
 import { codeCacheDir } from '../../../../infra/code-cache-dir.js';
+import { packageVersion } from '../../../../infra/package-info.js';
 
 /**
  * The sandbox probes that succeeded (sandbox.ts: findBubblewrap, networkNamespaceMissing), remembered so a
  * launch does not run bwrap twice before its agent: in this process, and across processes in fed's code
  * cache folder — a folder of fed's own that every sandbox keeps read-only, so no agent can write it.
  *
- * A success is kept under what decides it: the kind of probe, the bwrap program (its path and the file's
- * identity), the user, the kernel and the settings that allow user namespaces. A failure is never kept (one
+ * A success is kept under what decides it: the kind of probe, fed's version (which makes the probe), the
+ * bwrap program (its path and the file's identity), the user and the user namespace it runs in (another
+ * container's may allow none), the kernel and the settings that allow user namespaces. A failure is never kept (one
  * that failed for a passing reason, a timeout on a loaded machine, must not leave later teams unsandboxed);
  * and a success that no longer holds only makes the sandbox fail at its start, said in the agent's log.
  */
@@ -38,7 +40,17 @@ function keyOf(kind: string, bwrap: string): string | undefined {
         return '-';
       }
     });
-    return [kind, bwrap, `${dev}:${ino}:${size}:${mtimeMs}`, process.getuid?.(), release(), ...settings].join(' ');
+    const namespace = readlinkSync('/proc/self/ns/user');
+    return [
+      kind,
+      packageVersion(),
+      bwrap,
+      `${dev}:${ino}:${size}:${mtimeMs}`,
+      process.getuid?.(),
+      namespace,
+      release(),
+      ...settings,
+    ].join(' ');
   } catch {
     return undefined;
   }

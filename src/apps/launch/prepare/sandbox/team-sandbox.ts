@@ -155,7 +155,7 @@ function refuseHiding(teamId: string, hidden: HiddenMounts, kept: readonly strin
     if (covered)
       throw new RefusedError(
         'DENY_READ',
-        `agent.denyRead hides ${mount.path}, which holds team "${teamId}"'s own ${covered === kept[0] ? 'workspace' : 'home'} (${covered}): its agent could not work there; name what it must not read inside it instead`,
+        `the sandbox hides ${mount.path} (agent.denyRead, or a credential store your environment names), which holds team "${teamId}"'s own ${covered === kept[0] ? 'workspace' : 'home'} (${covered}): its agent could not work there; name what it must not read inside it instead`,
       );
   }
 }
