@@ -152,12 +152,6 @@ export function refuseAgentHome(
   if (kernel(home)) throw inKernel(home);
   const homes = [...new Set([home, realPath(home)])];
   for (const path of homes) if (kernel(path)) throw inKernel(path);
-  for (const path of new Set([holder, realPath(holder)])) {
-    if (SHARED_FOLDERS.includes(path))
-      throw refuse(
-        `directly in ${path === '/' ? 'the filesystem root' : path}, which holds others' folders: a team's home there could be one of them`,
-      );
-  }
   // Without HOME (a service, cron), the account's home is the user's home all the same.
   const userHome = userEnv.HOME || accountHome();
   const codebase =
@@ -177,6 +171,13 @@ export function refuseAgentHome(
       const found = relation(path, folder);
       if (found) throw refuse(`which ${found} ${name} (${folder}): ${why}`);
     }
+  // After those: the installation or a home may itself lie directly in a shared folder (a checkout in /tmp).
+  for (const path of new Set([holder, realPath(holder)])) {
+    if (SHARED_FOLDERS.includes(path))
+      throw refuse(
+        `directly in ${path === '/' ? 'the filesystem root' : path}, which holds others' folders: a team's home there could be one of them`,
+      );
+  }
   for (const path of homes) {
     const system = SYSTEM_TREES.find((tree) => isWithin(path, tree));
     if (system) throw refuse(`inside the system's ${system}, which the sandbox keeps read-only`);
